@@ -1,0 +1,215 @@
+//! Warnings that say when a figure may not mean what it seems: the page cache answered instead
+//! of the storage, the runs disagreed, the workers did not start together.
+
+use crate::result::{TestResult, Warning};
+use crate::stats::NOISY_CV;
+use crate::units::format_size;
+use crate::workload::TestKind;
+use std::collections::BTreeMap;
+
+/// Workers that start further apart than this share of a run did not run together.
+const SKEW_LIMIT: f64 = 0.05;
+
+/// How the runs met the page cache.
+#[derive(Debug, Clone, Copy)]
+pub struct CacheContext {
+    /// The client's memory, bytes.
+    pub ram: u64,
+    pub direct: bool,
+    pub drop_caches: bool,
+    pub fsync: bool,
+}
+
+impl CacheContext {
+    /// True when `test` over `working_set` bytes may be served by the page cache rather than
+    /// the storage: reads of a set that fits in RAM without dropping caches, writes that fit in
+    /// RAM and are not flushed within the timing.
+    pub fn taints(&self, test: TestKind, working_set: u64) -> bool {
+        if self.direct || test.is_cache_test() || working_set > self.ram {
+            return false;
+        }
+        if test.writes() {
+            !self.fsync
+        } else {
+            !self.drop_caches
+        }
+    }
+}
+
+/// All warnings about a set of results, cache warnings grouped by test.
+pub fn warnings(tests: &[TestResult], cache: CacheContext) -> Vec<Warning> {
+    let mut found = Vec::new();
+    let mut tainted: BTreeMap<TestKind, u64> = BTreeMap::new();
+    for result in tests {
+        let key = &result.key;
+        let working_set = key.file_size * key.workers as u64;
+        if cache.taints(key.test, working_set) {
+            let largest = tainted.entry(key.test).or_default();
+            *largest = (*largest).max(working_set);
+        }
+        if let Some(summary) = result.summary.as_ref().filter(|s| s.is_noisy()) {
+            found.push(Warning {
+                kind: "noisy".into(),
+                test: Some(key.test),
+                message: format!(
+                    "{} ({} file, {} records): runs vary by {:.1} % (CV above {:.0} %); the machine \
+                     was busy or the storage unsteady, so compare medians and add runs",
+                    key.test,
+                    format_size(key.file_size),
+                    format_size(key.record_size),
+                    summary.cv * 100.0,
+                    NOISY_CV * 100.0
+                ),
+            });
+        }
+        let worst_skew = result
+            .runs
+            .iter()
+            .filter(|run| run.seconds > 0.0)
+            .map(|run| run.start_skew_s / run.seconds)
+            .fold(0.0, f64::max);
+        if worst_skew > SKEW_LIMIT {
+            found.push(Warning {
+                kind: "start_skew".into(),
+                test: Some(key.test),
+                message: format!(
+                    "{}: workers started up to {:.0} % of a run apart, so they did not all run \
+                     together; the aggregate understates concurrent throughput",
+                    key.test,
+                    worst_skew * 100.0
+                ),
+            });
+        }
+    }
+    for (test, working_set) in tainted {
+        let remedy = if test.writes() {
+            "--fsync or --direct"
+        } else {
+            "--direct or --drop-caches"
+        };
+        found.push(Warning {
+            kind: "cache".into(),
+            test: Some(test),
+            message: format!(
+                "{test}: the working set ({}) fits in this client's RAM ({}), so the page cache \
+                 may have served it rather than the storage; use {remedy}, or a working set larger \
+                 than RAM",
+                format_size(working_set),
+                format_size(cache.ram)
+            ),
+        });
+    }
+    found
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::summarise;
+    use crate::result::{Latency, RunRecord, TestKey};
+
+    fn result(test: TestKind, file_size: u64, rates: &[f64], skew: f64) -> TestResult {
+        let runs = rates
+            .iter()
+            .enumerate()
+            .map(|(i, &rate)| RunRecord {
+                n: i + 1,
+                warmup: false,
+                bytes: file_size,
+                seconds: 1.0,
+                ops: 1,
+                bytes_per_s: rate,
+                ops_per_s: 1.0,
+                latency_us: Latency {
+                    mean: 0.0,
+                    p50: 0.0,
+                    p90: 0.0,
+                    p99: 0.0,
+                    p99_9: 0.0,
+                    max: 0.0,
+                },
+                outlier: false,
+                start_skew_s: skew,
+                workers: vec![],
+            })
+            .collect();
+        let key = TestKey {
+            test,
+            file_size,
+            record_size: 4096,
+            workers: 1,
+            direct: false,
+        };
+        summarise(key, runs)
+    }
+
+    const GIB: u64 = 1 << 30;
+
+    fn context() -> CacheContext {
+        CacheContext {
+            ram: 8 * GIB,
+            direct: false,
+            drop_caches: false,
+            fsync: false,
+        }
+    }
+
+    fn kinds(warnings: &[Warning]) -> Vec<(&str, Option<TestKind>)> {
+        warnings.iter().map(|w| (w.kind.as_str(), w.test)).collect()
+    }
+
+    #[test]
+    fn a_working_set_that_fits_in_ram_is_flagged_once_per_test() {
+        let tests = [
+            result(TestKind::Read, GIB, &[1.0, 1.0, 1.0], 0.0),
+            result(TestKind::Read, 2 * GIB, &[1.0, 1.0, 1.0], 0.0),
+            result(TestKind::Read, 16 * GIB, &[1.0, 1.0, 1.0], 0.0),
+        ];
+        let found = warnings(&tests, context());
+        assert_eq!(kinds(&found), [("cache", Some(TestKind::Read))]);
+        assert!(found[0].message.contains("(2 GiB)"), "{}", found[0].message);
+        assert!(found[0].message.contains("(8 GiB)"), "{}", found[0].message);
+    }
+
+    #[test]
+    fn direct_io_drop_caches_and_fsync_each_clear_their_kind_of_taint() {
+        let ctx = context();
+        assert!(ctx.taints(TestKind::Read, GIB));
+        assert!(ctx.taints(TestKind::Write, GIB));
+        assert!(!ctx.taints(TestKind::Read, 9 * GIB));
+        assert!(
+            !ctx.taints(TestKind::Reread, GIB),
+            "a cache test is meant to hit the cache"
+        );
+        let direct = CacheContext {
+            direct: true,
+            ..ctx
+        };
+        assert!(!direct.taints(TestKind::Read, GIB) && !direct.taints(TestKind::Write, GIB));
+        let dropped = CacheContext {
+            drop_caches: true,
+            ..ctx
+        };
+        assert!(!dropped.taints(TestKind::Read, GIB));
+        assert!(dropped.taints(TestKind::Write, GIB));
+        let synced = CacheContext { fsync: true, ..ctx };
+        assert!(!synced.taints(TestKind::Write, GIB));
+        assert!(synced.taints(TestKind::Read, GIB));
+    }
+
+    #[test]
+    fn noisy_runs_and_skewed_starts_are_flagged() {
+        let tests = [
+            result(TestKind::Write, 16 * GIB, &[100.0, 130.0, 80.0], 0.0),
+            result(TestKind::Read, 16 * GIB, &[100.0, 101.0, 99.0], 0.2),
+            result(TestKind::RandomRead, 16 * GIB, &[100.0, 102.0, 98.0], 0.01),
+        ];
+        assert_eq!(
+            kinds(&warnings(&tests, context())),
+            [
+                ("noisy", Some(TestKind::Write)),
+                ("start_skew", Some(TestKind::Read))
+            ]
+        );
+    }
+}

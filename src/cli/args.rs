@@ -1,0 +1,160 @@
+//! The command line, as clap reads it.
+
+use crate::target::local::LocalEngine;
+use crate::units;
+use crate::workload::TestKind;
+use clap::{Args, Parser, Subcommand};
+use std::path::PathBuf;
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "sharebench",
+    version,
+    about = "How fast is this file server, what limits it, and what should change?",
+    long_about = "Benchmarks local and mounted filesystems the way storage admins do: warm-up \
+                  runs, repeated counted runs, every run journaled, averages with deviation and \
+                  confidence intervals, odd runs flagged.\n\nUnits: MB/s = 10^6 bytes/s, \
+                  Mb/s = 10^6 bits/s; sizes take binary suffixes (4K = 4096 bytes)."
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Run the tests on a directory (default: the current directory's filesystem).
+    Run(RunArgs),
+    /// Run the tests over a grid of file sizes and record sizes, like iozone -a.
+    Matrix(MatrixArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct RunArgs {
+    /// Directory to benchmark in; its filesystem is measured [default: current directory]
+    pub path: Option<PathBuf>,
+
+    /// Size of each worker's file [default: 1G, reduced to fit the free space]
+    #[arg(long, value_parser = size)]
+    pub file_size: Option<u64>,
+
+    /// Size of each request [default: 1M for sequential tests, 4K for random ones]
+    #[arg(long, value_parser = size)]
+    pub record_size: Option<u64>,
+
+    #[command(flatten)]
+    pub method: MethodArgs,
+}
+
+#[derive(Args, Debug)]
+pub struct MatrixArgs {
+    /// Directory to benchmark in [default: current directory]
+    pub path: Option<PathBuf>,
+
+    /// File sizes, a power-of-two range FROM..TO or one size
+    #[arg(long, default_value = "64K..512M", value_parser = size_range)]
+    pub file_sizes: SizeList,
+
+    /// Record sizes, a power-of-two range FROM..TO or one size; only records up to the file size run
+    #[arg(long, default_value = "4K..16M", value_parser = size_range)]
+    pub record_sizes: SizeList,
+
+    #[command(flatten)]
+    pub method: MethodArgs,
+}
+
+/// Settings shared by every measuring command.
+#[derive(Args, Debug)]
+pub struct MethodArgs {
+    /// Tests to run, comma-separated: write, rewrite, read, reread, random-read, random-write,
+    /// backward-read, record-rewrite, stride-read, mixed
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "write,read,random-read,random-write"
+    )]
+    pub tests: Vec<TestKind>,
+
+    /// Concurrent workers, each with its own file, started together
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=4096))]
+    pub workers: u64,
+
+    /// Bypass the page cache (O_DIRECT); records must be multiples of 512 bytes
+    #[arg(long)]
+    pub direct: bool,
+
+    /// How requests are issued
+    #[arg(long, value_enum, default_value_t = LocalEngine::Psync)]
+    pub engine: LocalEngine,
+
+    /// Requests in flight per worker (io_uring only)
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=1024))]
+    pub qd: u64,
+
+    /// Count flushing (fsync) in the timing of writing tests, like iozone -e
+    #[arg(long)]
+    pub fsync: bool,
+
+    /// Link speed for the "% link" column, e.g. 1gbit, 100mbit, 125MB/s
+    #[arg(long, value_parser = rate)]
+    pub link_speed: Option<f64>,
+
+    /// Uncounted warm-up runs before the counted ones
+    #[arg(long, default_value_t = 1)]
+    pub warmup: usize,
+
+    /// Counted runs per test
+    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u64).range(1..))]
+    pub runs: u64,
+
+    /// JSON Lines journal, appended as each run ends [default: next to --json, or
+    /// sharebench-<id>.jsonl in the working directory]
+    #[arg(long)]
+    pub journal: Option<PathBuf>,
+
+    /// Write the result document (schema sharebench/1) here
+    #[arg(long)]
+    pub json: Option<PathBuf>,
+
+    /// Write the measurement forms as CSV here
+    #[arg(long)]
+    pub csv: Option<PathBuf>,
+
+    /// Write the measurement forms as Markdown here
+    #[arg(long)]
+    pub markdown: Option<PathBuf>,
+
+    /// Drop the client's page cache before each run, except cache tests (root only)
+    #[arg(long)]
+    pub drop_caches: bool,
+
+    /// Keep the benchmark files in .sharebench-<id>/ after the run
+    #[arg(long)]
+    pub keep: bool,
+
+    /// Records between two requests of stride-read
+    #[arg(long, default_value_t = 17, value_parser = clap::value_parser!(u64).range(1..))]
+    pub stride: u64,
+
+    /// Share of reads in the mixed test, percent
+    #[arg(long, default_value_t = 70, value_parser = clap::value_parser!(u8).range(0..=100))]
+    pub read_pct: u8,
+}
+
+/// A list of sizes given as one argument.
+#[derive(Debug, Clone)]
+pub struct SizeList(pub Vec<u64>);
+
+fn size(text: &str) -> Result<u64, String> {
+    units::parse_size(text).map_err(|e| e.to_string())
+}
+
+fn size_range(text: &str) -> Result<SizeList, String> {
+    units::parse_size_range(text)
+        .map(SizeList)
+        .map_err(|e| e.to_string())
+}
+
+fn rate(text: &str) -> Result<f64, String> {
+    units::parse_rate_bits(text).map_err(|e| e.to_string())
+}

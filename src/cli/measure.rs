@@ -1,0 +1,511 @@
+//! Wiring of the measuring commands: check the input, set up the work directory and the journal,
+//! run the engine, hand the results to the reports.
+
+use super::args::{MatrixArgs, MethodArgs, RunArgs};
+use super::{Failure, EXIT_INTERRUPTED};
+use crate::analysis::warnings::{warnings, CacheContext};
+use crate::engine::preflight;
+use crate::engine::workdir::WorkDir;
+use crate::engine::{self, caches, Cell, Observer, Plan, Stop};
+use crate::monitor::host::HostInfo;
+use crate::report::form::{self, UNITS_LINE};
+use crate::report::journal::Journal;
+use crate::report::progress::Progress;
+use crate::report::{grid, table};
+use crate::result::{Document, RunRecord, TestKey, TestResult, ToolInfo, SCHEMA};
+use crate::target::local::LocalTarget;
+use crate::target::{Target, TargetInfo};
+use crate::units::format_size;
+use crate::workload::AccessParams;
+use serde_json::json;
+use std::io::{self, Read};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+use std::time::SystemTime;
+
+/// The default size of each worker's file.
+const DEFAULT_FILE_SIZE: u64 = 1 << 30;
+
+/// How the results are laid out on the terminal.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Layout {
+    /// One measurement form per test.
+    Forms,
+    /// One file-size × record-size grid per test.
+    Grids,
+}
+
+pub fn run(args: RunArgs) -> Result<(), Failure> {
+    let method = &args.method;
+    check_method(method)?;
+    let target = open_local(args.path.as_deref(), method)?;
+    if args.file_size == Some(0) {
+        return Err(Failure::bad_input("--file-size must be at least 1 byte."));
+    }
+    if args.record_size == Some(0) {
+        return Err(Failure::bad_input("--record-size must be at least 1 byte."));
+    }
+    let wanted = args.file_size.unwrap_or(DEFAULT_FILE_SIZE);
+    if let Some(record) = args.record_size.filter(|&r| r > wanted) {
+        return Err(Failure::bad_input(format!(
+            "the record size ({}) is larger than the file size ({}).",
+            format_size(record),
+            format_size(wanted)
+        )));
+    }
+    let smallest = args.record_size.unwrap_or(1 << 20);
+    let fit = fit_space(&target, method, wanted, args.file_size.is_some(), smallest)?;
+    let cells = method
+        .tests
+        .iter()
+        .map(|&test| Cell {
+            test,
+            file_size: fit.file_size,
+            record_size: args
+                .record_size
+                .unwrap_or_else(|| test.default_record_size().min(fit.file_size)),
+        })
+        .collect();
+    let config = json!({
+        "command": "run",
+        "file_size": fit.file_size,
+        "record_size": args.record_size,
+    });
+    session(&target, plan(method, cells)?, method, config, Layout::Forms)
+}
+
+pub fn matrix(args: MatrixArgs) -> Result<(), Failure> {
+    let method = &args.method;
+    check_method(method)?;
+    let target = open_local(args.path.as_deref(), method)?;
+    let (files, records) = (&args.file_sizes.0, &args.record_sizes.0);
+    let largest_file = *files.iter().max().expect("a range has at least one size");
+    let smallest_record = *records.iter().min().expect("a range has at least one size");
+    if smallest_record > largest_file {
+        return Err(Failure::bad_input(format!(
+            "every record size is larger than every file size ({} > {}).",
+            format_size(smallest_record),
+            format_size(largest_file)
+        )));
+    }
+    fit_space(&target, method, largest_file, true, smallest_record)?;
+    // iozone -a order: for each file size, for each record size, every test
+    let mut cells = Vec::new();
+    for &file_size in files {
+        for &record_size in records.iter().filter(|&&r| r <= file_size) {
+            cells.extend(method.tests.iter().map(|&test| Cell {
+                test,
+                file_size,
+                record_size,
+            }));
+        }
+    }
+    let config = json!({
+        "command": "matrix",
+        "file_sizes": files,
+        "record_sizes": records,
+    });
+    session(&target, plan(method, cells)?, method, config, Layout::Grids)
+}
+
+/// Checks the settings that need no target.
+fn check_method(method: &MethodArgs) -> Result<(), Failure> {
+    if method.qd > 1 && method.engine != crate::target::local::LocalEngine::IoUring {
+        return Err(Failure::bad_input(
+            "--qd above 1 needs --engine io_uring (psync has one request in flight).",
+        ));
+    }
+    if method.drop_caches && !caches::can_drop_caches() {
+        return Err(Failure::bad_input(
+            "--drop-caches needs root, as the kernel only lets root drop the page cache.",
+        ));
+    }
+    Ok(())
+}
+
+fn open_local(path: Option<&Path>, method: &MethodArgs) -> Result<LocalTarget, Failure> {
+    let path = path.unwrap_or(Path::new("."));
+    let shown = path.display();
+    match std::fs::metadata(path) {
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            return Err(Failure::bad_input(format!("{shown} does not exist.")))
+        }
+        Err(e) => return Err(Failure::bad_input(format!("cannot use {shown}: {e}."))),
+        Ok(meta) if !meta.is_dir() => {
+            return Err(Failure::bad_input(format!(
+                "{shown} is not a directory; give the directory to benchmark in."
+            )))
+        }
+        Ok(_) => {}
+    }
+    LocalTarget::new(path, method.engine)
+        .map_err(|e| Failure::bad_input(format!("cannot use {shown}: {e}.")))
+}
+
+fn fit_space(
+    target: &LocalTarget,
+    method: &MethodArgs,
+    file_size: u64,
+    chosen: bool,
+    smallest: u64,
+) -> Result<preflight::Fit, Failure> {
+    let space = target
+        .space()
+        .map_err(|e| Failure::bad_input(format!("cannot read the free space: {e}.")))?;
+    let fit = preflight::fit(space, method.workers as usize, file_size, chosen, smallest)
+        .map_err(|refusal| Failure::bad_input(format!("{refusal}.")))?;
+    if let Some(from) = fit.reduced_from {
+        eprintln!(
+            "sharebench: file size reduced from {} to {} to leave 5 % of the filesystem free \
+             (choose one with --file-size).",
+            format_size(from),
+            format_size(fit.file_size)
+        );
+    }
+    Ok(fit)
+}
+
+fn plan(method: &MethodArgs, cells: Vec<Cell>) -> Result<Plan, Failure> {
+    if method.direct {
+        if let Some(cell) = cells.iter().find(|c| c.record_size % 512 != 0) {
+            return Err(Failure::bad_input(format!(
+                "with --direct the record size must be a multiple of 512 bytes ({} is not).",
+                cell.record_size
+            )));
+        }
+    }
+    Ok(Plan {
+        cells,
+        warmup: method.warmup,
+        runs: method.runs as usize,
+        workers: method.workers as usize,
+        direct: method.direct,
+        queue_depth: method.qd as usize,
+        fsync: method.fsync,
+        drop_caches: method.drop_caches,
+        params: AccessParams {
+            stride: method.stride,
+            read_pct: method.read_pct,
+        },
+    })
+}
+
+/// Hands each run to the journal and the progress bar.
+struct Recording<'a> {
+    journal: &'a mut Journal,
+    progress: &'a Progress,
+    runs: usize,
+    warmup: usize,
+}
+
+impl Observer for Recording<'_> {
+    fn run_starting(&mut self, cell: &Cell, n: usize, warmup: bool) {
+        let (kind, of) = if warmup {
+            ("warm-up", self.warmup)
+        } else {
+            ("run", self.runs)
+        };
+        self.progress.starting(format!(
+            "{} {} file, {} records, {kind} {n}/{of}",
+            cell.test,
+            format_size(cell.file_size),
+            format_size(cell.record_size)
+        ));
+    }
+
+    fn run_finished(&mut self, key: &TestKey, run: &RunRecord) -> io::Result<()> {
+        self.progress.finished_one();
+        self.journal.append_run(key, run)
+    }
+}
+
+/// Measures a validated plan and reports it; the work directory is the first thing written.
+fn session(
+    target: &LocalTarget,
+    plan: Plan,
+    method: &MethodArgs,
+    mut config: serde_json::Value,
+    layout: Layout,
+) -> Result<(), Failure> {
+    let stop = install_stop_signals()?;
+    let run_id = new_run_id();
+    let started = now();
+    let mut workdir = WorkDir::create(target, &run_id, method.keep).map_err(|e| {
+        Failure::bad_input(format!(
+            "cannot create the work directory in {}: {e}.",
+            target.root().display()
+        ))
+    })?;
+    let journal_path = journal_path(method, &run_id);
+    let mut journal = Journal::open(&journal_path).map_err(|e| {
+        Failure::bad_input(format!(
+            "cannot open the journal {}: {e}.",
+            journal_path.display()
+        ))
+    })?;
+
+    fill_config(&mut config, method, &plan, &run_id, &journal_path);
+    let host = HostInfo::current();
+    let info = target.info();
+    journal
+        .append(&json!({
+            "kind": "start", "schema": SCHEMA, "run_id": run_id, "started": started,
+            "tool": ToolInfo::current(), "host": host, "target": info, "config": config,
+        }))
+        .map_err(|e| Failure::failed(format!("cannot write the journal: {e}.")))?;
+
+    let progress = Progress::new(plan.total_runs());
+    let measured = {
+        let mut recording = Recording {
+            journal: &mut journal,
+            progress: &progress,
+            runs: plan.runs,
+            warmup: plan.warmup,
+        };
+        engine::execute(target, &plan, &mut workdir, &mut recording, &stop)
+    };
+    progress.clear();
+    let cleanup = if workdir.kept() {
+        progress.say(&format!(
+            "sharebench: benchmark files kept in {}",
+            target.root().join(workdir.name()).display()
+        ));
+        Ok(())
+    } else {
+        workdir.remove()
+    };
+
+    let (status, error) = match &measured.stop {
+        None => ("complete", None),
+        Some(Stop::Interrupted) => ("interrupted", None),
+        Some(Stop::Failed(e)) => ("failed", Some(e.to_string())),
+    };
+    let cache = CacheContext {
+        ram: host.ram,
+        direct: plan.direct,
+        drop_caches: plan.drop_caches,
+        fsync: plan.fsync,
+    };
+    let document = Document {
+        schema: SCHEMA.into(),
+        run_id,
+        status: status.into(),
+        error: error.clone(),
+        started,
+        finished: now(),
+        tool: ToolInfo::current(),
+        host,
+        target: info,
+        config,
+        warnings: warnings(&measured.tests, cache),
+        tests: measured.tests,
+        baselines: Vec::new(),
+        metrics: Default::default(),
+        verdict: None,
+    };
+    let ended = journal.append(&json!({
+        "kind": "end", "status": status, "error": error, "finished": document.finished,
+    }));
+
+    print!("{}", terminal_report(&document, method, layout));
+    let written = write_outputs(&document, method);
+
+    let kept = format!(
+        "{} finished run(s) are kept in {}",
+        document.tests.iter().map(|t| t.runs.len()).sum::<usize>(),
+        journal.path().display()
+    );
+    match measured.stop {
+        Some(Stop::Interrupted) => Err(Failure {
+            code: EXIT_INTERRUPTED,
+            message: format!("interrupted; {kept}."),
+        }),
+        Some(Stop::Failed(e)) => Err(Failure::failed(format!("{e}; {kept}."))),
+        None => {
+            ended.map_err(|e| Failure::failed(format!("cannot write the journal: {e}.")))?;
+            written?;
+            cleanup.map_err(|e| {
+                Failure::failed(format!(
+                    "the benchmark files could not all be removed from {}: {e}.",
+                    target.root().join(workdir.name()).display()
+                ))
+            })
+        }
+    }
+}
+
+/// Adds the settings every measuring command shares, with defaults filled in.
+fn fill_config(
+    config: &mut serde_json::Value,
+    method: &MethodArgs,
+    plan: &Plan,
+    run_id: &str,
+    journal: &Path,
+) {
+    let shared = json!({
+        "run_id": run_id,
+        "tests": method.tests,
+        "workers": plan.workers,
+        "direct": plan.direct,
+        "engine": method.engine,
+        "queue_depth": plan.queue_depth,
+        "fsync": plan.fsync,
+        "warmup": plan.warmup,
+        "runs": plan.runs,
+        "drop_caches": plan.drop_caches,
+        "keep": method.keep,
+        "stride": plan.params.stride,
+        "read_pct": plan.params.read_pct,
+        "link_speed_bits": method.link_speed,
+        "journal": journal,
+        "cells": plan.cells.iter().map(|c| json!({
+            "test": c.test, "file_size": c.file_size, "record_size": c.record_size,
+        })).collect::<Vec<_>>(),
+    });
+    if let (Some(config), serde_json::Value::Object(shared)) = (config.as_object_mut(), shared) {
+        config.extend(shared);
+    }
+}
+
+fn terminal_report(document: &Document, method: &MethodArgs, layout: Layout) -> String {
+    let mut out = header(document, method);
+    let tables: Vec<table::Table> = match layout {
+        Layout::Forms => forms(document, method),
+        Layout::Grids => grid::grids(&document.tests),
+    };
+    for table in &tables {
+        out.push('\n');
+        out.push_str(&table.terminal());
+    }
+    if !document.warnings.is_empty() {
+        out.push_str("\nwarnings:\n");
+        for warning in &document.warnings {
+            out.push_str(&format!("  - {}\n", warning.message));
+        }
+    }
+    out
+}
+
+fn header(document: &Document, method: &MethodArgs) -> String {
+    let TargetInfo {
+        url, parameters, ..
+    } = &document.target;
+    let fs = parameters.get("filesystem").map_or("", String::as_str);
+    let host = &document.host;
+    format!(
+        "sharebench {} ({}) · run {} · {}\ntarget {url} ({fs}) · engine {}{} · host {}, {} CPUs, \
+         {} RAM, kernel {}\nmethod: {} warm-up + {} counted run(s) per test\n{UNITS_LINE}\n",
+        document.tool.version,
+        document.tool.git_rev,
+        document.run_id,
+        document.started,
+        method.engine.name(),
+        if method.qd > 1 {
+            format!(" QD {}", method.qd)
+        } else {
+            String::new()
+        },
+        host.hostname,
+        host.cpus,
+        format_size(host.ram),
+        host.kernel,
+        method.warmup,
+        method.runs,
+    )
+}
+
+/// One form per test, each with its warnings as notes.
+fn forms(document: &Document, method: &MethodArgs) -> Vec<table::Table> {
+    document
+        .tests
+        .iter()
+        .map(|result| {
+            let notes = notes_for(result, document);
+            form::form(result, method.link_speed, notes)
+        })
+        .collect()
+}
+
+fn notes_for(result: &TestResult, document: &Document) -> Vec<String> {
+    let mut notes = Vec::new();
+    if result.cache_test {
+        notes.push("cache test: measures the page cache by design".to_string());
+    }
+    let tainted = document
+        .warnings
+        .iter()
+        .any(|w| w.kind == "cache" && w.test == Some(result.key.test));
+    if tainted {
+        notes.push("cache: the page cache may have served this test (see warnings)".into());
+    }
+    notes
+}
+
+fn write_outputs(document: &Document, method: &MethodArgs) -> Result<(), Failure> {
+    let write = |path: &Path, text: String| {
+        std::fs::write(path, text)
+            .map_err(|e| Failure::failed(format!("cannot write {}: {e}.", path.display())))
+    };
+    if let Some(path) = &method.json {
+        let text = serde_json::to_string_pretty(document).expect("the document serialises");
+        write(path, text + "\n")?;
+    }
+    if method.csv.is_some() || method.markdown.is_some() {
+        let tables = forms(document, method);
+        if let Some(path) = &method.csv {
+            write(path, table::csv(&tables))?;
+        }
+        if let Some(path) = &method.markdown {
+            let mut text = format!("{UNITS_LINE}\n\n");
+            for table in &tables {
+                text.push_str(&table.markdown());
+                text.push('\n');
+            }
+            write(path, text)?;
+        }
+    }
+    Ok(())
+}
+
+/// The journal goes next to the JSON output, or into the working directory.
+fn journal_path(method: &MethodArgs, run_id: &str) -> PathBuf {
+    if let Some(path) = &method.journal {
+        return path.clone();
+    }
+    match &method.json {
+        Some(json) => json.with_extension("journal.jsonl"),
+        None => PathBuf::from(format!("sharebench-{run_id}.jsonl")),
+    }
+}
+
+/// SIGINT and SIGTERM raise the stop flag; a second one ends the process at once.
+fn install_stop_signals() -> Result<Arc<AtomicBool>, Failure> {
+    use signal_hook::consts::{SIGINT, SIGTERM};
+    use signal_hook::flag;
+    let stop = Arc::new(AtomicBool::new(false));
+    for signal in [SIGINT, SIGTERM] {
+        // Registered first, so it sees the flag still false on the first signal.
+        flag::register_conditional_shutdown(signal, EXIT_INTERRUPTED, Arc::clone(&stop))
+            .and_then(|_| flag::register(signal, Arc::clone(&stop)))
+            .map_err(|e| Failure::failed(format!("cannot install signal handlers: {e}.")))?;
+    }
+    Ok(stop)
+}
+
+/// Eight hex digits from the kernel's random source.
+fn new_run_id() -> String {
+    let mut bytes = [0u8; 4];
+    let random = std::fs::File::open("/dev/urandom").and_then(|mut f| f.read_exact(&mut bytes));
+    if random.is_err() {
+        let nanos = SystemTime::now()
+            .duration_since(SystemTime::UNIX_EPOCH)
+            .map_or(0, |d| d.subsec_nanos());
+        bytes = (nanos ^ std::process::id()).to_le_bytes();
+    }
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn now() -> String {
+    humantime::format_rfc3339_seconds(SystemTime::now()).to_string()
+}

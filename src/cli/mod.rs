@@ -1,0 +1,67 @@
+//! Argument parsing and command wiring. No measuring logic lives here.
+
+mod args;
+mod measure;
+
+use args::{Cli, Command};
+use clap::error::ErrorKind;
+use clap::Parser;
+
+/// Exit code for bad input (as clap uses for usage errors).
+pub const EXIT_BAD_INPUT: i32 = 2;
+/// Exit code for a failure during measurement.
+pub const EXIT_FAILED: i32 = 1;
+/// Exit code after SIGINT/SIGTERM, as a shell reports a process ended by SIGINT.
+pub const EXIT_INTERRUPTED: i32 = 130;
+
+/// Why a command ended unsuccessfully: one sentence and an exit code.
+#[derive(Debug)]
+pub struct Failure {
+    pub code: i32,
+    pub message: String,
+}
+
+impl Failure {
+    pub fn bad_input(message: impl Into<String>) -> Failure {
+        Failure {
+            code: EXIT_BAD_INPUT,
+            message: message.into(),
+        }
+    }
+
+    pub fn failed(message: impl Into<String>) -> Failure {
+        Failure {
+            code: EXIT_FAILED,
+            message: message.into(),
+        }
+    }
+}
+
+/// Runs the command line and returns the process exit code.
+pub fn main() -> i32 {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) => {
+            print!("{e}");
+            return 0;
+        }
+        Err(e) => {
+            // clap's first line is the sentence; usage and hints would bury it
+            let rendered = e.render().to_string();
+            let first = rendered.lines().next().unwrap_or("invalid arguments");
+            eprintln!("sharebench: {}", first.trim_start_matches("error: "));
+            return EXIT_BAD_INPUT;
+        }
+    };
+    let outcome = match cli.command {
+        Command::Run(args) => measure::run(args),
+        Command::Matrix(args) => measure::matrix(args),
+    };
+    match outcome {
+        Ok(()) => 0,
+        Err(failure) => {
+            eprintln!("sharebench: {}", failure.message);
+            failure.code
+        }
+    }
+}

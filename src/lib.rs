@@ -1,0 +1,14 @@
+//! sharebench: how fast is this file server, what limits it, and what should change.
+//!
+//! Data flows one way: cli → (workload + target) → engine → stats → analysis → report.
+
+pub mod analysis;
+pub mod cli;
+pub mod engine;
+pub mod monitor;
+pub mod report;
+pub mod result;
+pub mod stats;
+pub mod target;
+pub mod units;
+pub mod workload;

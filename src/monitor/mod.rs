@@ -1,0 +1,3 @@
+//! What the machines are and do: host facts now; /proc samplers during runs later.
+
+pub mod host;

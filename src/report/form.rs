@@ -1,0 +1,181 @@
+//! The measurement form: every run of a test with its bytes, seconds and rates, then the
+//! average and the deviation, the way admins have recorded benchmarks for decades.
+
+use super::table::Table;
+use crate::result::TestResult;
+use crate::units::{format_size, mb_per_s, mbit_per_s};
+
+/// The line that names the units the forms use.
+pub const UNITS_LINE: &str =
+    "MB/s = 10^6 bytes/s · Mb/s = 10^6 bits/s · KiB, MiB, GiB = 2^10, 2^20, 2^30 bytes";
+
+/// What a test ran on, for the caption.
+pub fn caption(result: &TestResult) -> String {
+    let key = &result.key;
+    let workers = match key.workers {
+        1 => "1 worker".to_string(),
+        n => format!("{n} workers"),
+    };
+    let mut caption = format!(
+        "{} · file {} · record {} · {workers} · {}",
+        key.test,
+        format_size(key.file_size),
+        format_size(key.record_size),
+        if key.direct { "direct" } else { "buffered" }
+    );
+    if result.cache_test {
+        caption.push_str(" · cache test");
+    }
+    caption
+}
+
+/// The form of one test. `link_bits` (bits/s) adds a "% link" column.
+pub fn form(result: &TestResult, link_bits: Option<f64>, notes: Vec<String>) -> Table {
+    let key = &result.key;
+    let mut headers = vec!["run", "bytes", "seconds", "MB/s", "Mb/s"];
+    if link_bits.is_some() {
+        headers.push("% link");
+    }
+    headers.push("p99 µs");
+    let rates = |bytes_per_s: f64| {
+        let mut cells = vec![
+            format!("{:.1}", mb_per_s(bytes_per_s)),
+            format!("{:.1}", mbit_per_s(bytes_per_s)),
+        ];
+        if let Some(link) = link_bits {
+            cells.push(format!("{:.1}", bytes_per_s * 8.0 / link * 100.0));
+        }
+        cells
+    };
+
+    let mut rows = Vec::new();
+    for run in &result.runs {
+        let mut row = vec![
+            run.n.to_string(),
+            run.bytes.to_string(),
+            format!("{:.4}", run.seconds),
+        ];
+        row.extend(rates(run.bytes_per_s));
+        row.push(format!("{:.1}", run.latency_us.p99));
+        if run.outlier {
+            row.push("outlier".into());
+        }
+        rows.push(row);
+    }
+    if let Some(s) = &result.summary {
+        let summary_row = |label: &str, value: f64, remark: String| {
+            let mut row = vec![label.to_string(), String::new(), String::new()];
+            row.extend(rates(value));
+            row.push(String::new());
+            if !remark.is_empty() {
+                row.push(remark);
+            }
+            row
+        };
+        let ci = s.ci95.map_or(String::new(), |[low, high]| {
+            format!("95 % CI {:.1} – {:.1} MB/s", mb_per_s(low), mb_per_s(high))
+        });
+        rows.push(summary_row("average", s.mean, ci));
+        rows.push(summary_row(
+            "deviation",
+            s.stddev,
+            format!("CV {:.1} %", s.cv * 100.0),
+        ));
+        rows.push(summary_row(
+            "median",
+            s.median,
+            format!(
+                "min {:.1} · max {:.1} MB/s",
+                mb_per_s(s.min),
+                mb_per_s(s.max)
+            ),
+        ));
+        if !s.outliers.is_empty() {
+            let remark = format!("without {} outlier run(s)", s.outliers.len());
+            rows.push(summary_row("valid mean", s.valid_mean, remark));
+        }
+    }
+    Table {
+        caption: caption(result),
+        key: vec![
+            ("test".into(), key.test.to_string()),
+            ("file_size".into(), key.file_size.to_string()),
+            ("record_size".into(), key.record_size.to_string()),
+            ("workers".into(), key.workers.to_string()),
+            ("direct".into(), key.direct.to_string()),
+        ],
+        headers: headers.into_iter().map(String::from).collect(),
+        rows,
+        notes,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::summarise;
+    use crate::result::{Latency, RunRecord, TestKey};
+    use crate::workload::TestKind;
+
+    fn run(n: usize, mb: f64) -> RunRecord {
+        RunRecord {
+            n,
+            warmup: false,
+            bytes: 100_000_000,
+            seconds: 100.0 / mb,
+            ops: 100,
+            bytes_per_s: mb * 1e6,
+            ops_per_s: mb,
+            latency_us: Latency {
+                mean: 1.0,
+                p50: 1.0,
+                p90: 2.0,
+                p99: 3.0,
+                p99_9: 4.0,
+                max: 5.0,
+            },
+            outlier: false,
+            start_skew_s: 0.0,
+            workers: vec![],
+        }
+    }
+
+    #[test]
+    fn the_form_shows_runs_average_deviation_and_outliers() {
+        let key = TestKey {
+            test: TestKind::Read,
+            file_size: 1 << 30,
+            record_size: 1 << 20,
+            workers: 1,
+            direct: false,
+        };
+        let result = summarise(
+            key,
+            vec![
+                run(1, 100.0),
+                run(2, 101.0),
+                run(3, 99.0),
+                run(4, 100.0),
+                run(5, 40.0),
+            ],
+        );
+        let table = form(&result, Some(1e9), vec![]);
+        assert_eq!(
+            table.caption,
+            "read · file 1 GiB · record 1 MiB · 1 worker · buffered"
+        );
+        assert_eq!(
+            table.headers,
+            ["run", "bytes", "seconds", "MB/s", "Mb/s", "% link", "p99 µs"]
+        );
+        assert_eq!(
+            table.rows[0],
+            ["1", "100000000", "1.0000", "100.0", "800.0", "80.0", "3.0"]
+        );
+        assert_eq!(table.rows[4].last().unwrap(), "outlier");
+        assert_eq!(table.rows[5][0], "average");
+        assert_eq!(table.rows[5][3], "88.0");
+        assert_eq!(table.rows[6][0], "deviation");
+        assert_eq!(table.rows[8][..4], ["valid mean", "", "", "100.0"]);
+    }
+}

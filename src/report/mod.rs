@@ -1,0 +1,8 @@
+//! Everything a person or a program reads: the measurement form, matrix grids, exports, the
+//! journal and the progress bar. Reports never measure.
+
+pub mod form;
+pub mod grid;
+pub mod journal;
+pub mod progress;
+pub mod table;

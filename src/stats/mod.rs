@@ -1,0 +1,7 @@
+//! Samples in, summaries out. Knows nothing of protocols, files or terminals.
+
+pub mod outliers;
+pub mod summary;
+
+pub use outliers::flag_outliers;
+pub use summary::{Summary, NOISY_CV};
