@@ -40,6 +40,7 @@ impl CacheContext {
 pub fn warnings(tests: &[TestResult], cache: CacheContext) -> Vec<Warning> {
     let mut found = Vec::new();
     let mut tainted: BTreeMap<TestKind, u64> = BTreeMap::new();
+    let mut noisy: BTreeMap<TestKind, Vec<(f64, &TestResult)>> = BTreeMap::new();
     for result in tests {
         let key = &result.key;
         let working_set = key.file_size * key.workers as u64;
@@ -48,19 +49,10 @@ pub fn warnings(tests: &[TestResult], cache: CacheContext) -> Vec<Warning> {
             *largest = (*largest).max(working_set);
         }
         if let Some(summary) = result.summary.as_ref().filter(|s| s.is_noisy()) {
-            found.push(Warning {
-                kind: "noisy".into(),
-                test: Some(key.test),
-                message: format!(
-                    "{} ({} file, {} records): runs vary by {:.1} % (CV above {:.0} %); the machine \
-                     was busy or the storage unsteady, so compare medians and add runs",
-                    key.test,
-                    format_size(key.file_size),
-                    format_size(key.record_size),
-                    summary.cv * 100.0,
-                    NOISY_CV * 100.0
-                ),
-            });
+            noisy
+                .entry(key.test)
+                .or_default()
+                .push((summary.cv, result));
         }
         let worst_skew = result
             .runs
@@ -81,6 +73,11 @@ pub fn warnings(tests: &[TestResult], cache: CacheContext) -> Vec<Warning> {
             });
         }
     }
+    found.extend(
+        noisy
+            .into_iter()
+            .map(|(test, cells)| noisy_warning(test, &cells)),
+    );
     for (test, working_set) in tainted {
         let remedy = if test.writes() {
             "--fsync or --direct"
@@ -100,6 +97,38 @@ pub fn warnings(tests: &[TestResult], cache: CacheContext) -> Vec<Warning> {
         });
     }
     found
+}
+
+/// One warning per test for the cells whose runs disagree, naming the worst.
+fn noisy_warning(test: TestKind, cells: &[(f64, &TestResult)]) -> Warning {
+    let (cv, worst) = cells
+        .iter()
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .expect("at least one noisy cell");
+    let place = format!(
+        "{} file, {} records",
+        format_size(worst.key.file_size),
+        format_size(worst.key.record_size)
+    );
+    let spread = if cells.len() == 1 {
+        format!("runs vary by {:.1} % ({place})", cv * 100.0)
+    } else {
+        format!(
+            "runs vary by more than {:.0} % in {} cells, up to {:.1} % ({place})",
+            NOISY_CV * 100.0,
+            cells.len(),
+            cv * 100.0
+        )
+    };
+    Warning {
+        kind: "noisy".into(),
+        test: Some(test),
+        message: format!(
+            "{test}: {spread}; a CV above {:.0} % means the machine was busy or the storage \
+             unsteady, so compare medians and add runs",
+            NOISY_CV * 100.0
+        ),
+    }
 }
 
 #[cfg(test)]
@@ -198,6 +227,24 @@ mod tests {
     }
 
     #[test]
+    fn noisy_cells_of_one_test_make_one_warning_naming_the_worst() {
+        let tests = [
+            result(TestKind::Write, 16 * GIB, &[100.0, 130.0, 80.0], 0.0),
+            result(TestKind::Write, 32 * GIB, &[100.0, 200.0, 50.0], 0.0),
+            result(TestKind::Write, 64 * GIB, &[100.0, 100.0, 100.0], 0.0),
+        ];
+        let found = warnings(&tests, context());
+        assert_eq!(kinds(&found), [("noisy", Some(TestKind::Write))]);
+        assert!(
+            found[0]
+                .message
+                .contains("in 2 cells, up to 65.5 % (32 GiB file"),
+            "{}",
+            found[0].message
+        );
+    }
+
+    #[test]
     fn noisy_runs_and_skewed_starts_are_flagged() {
         let tests = [
             result(TestKind::Write, 16 * GIB, &[100.0, 130.0, 80.0], 0.0),
@@ -207,8 +254,8 @@ mod tests {
         assert_eq!(
             kinds(&warnings(&tests, context())),
             [
-                ("noisy", Some(TestKind::Write)),
-                ("start_skew", Some(TestKind::Read))
+                ("start_skew", Some(TestKind::Read)),
+                ("noisy", Some(TestKind::Write))
             ]
         );
     }

@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# sharebench vs fio on the same work, alternating, on the page cache of one filesystem.
+#
+#   bench/local-vs-fio.sh [DIR] [ROUNDS]
+#
+# Cases (1 GiB file, 1 worker, file warm in the page cache before every timed pass):
+#   a) 4 KiB random read, psync            goal: sharebench / fio >= 1.05
+#   b) 4 KiB random read, io_uring QD 32   goal: >= 1.0
+#   c) 1 MiB sequential read, psync        goal: >= 1.0
+# Both tools read every block exactly once per pass (fio's random map; sharebench's permutation).
+# Each round runs sharebench then fio (the order alternates between rounds); the ratio is of the
+# medians of bytes/s over the rounds. fio is given its fastest settings for each case
+# (invalidate=0 and pre_read=1 to stay in cache; fixedbufs and registerfiles with io_uring).
+set -euo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+dir=${1:-$here/target}
+rounds=${2:-5}
+size=1G
+
+command -v fio >/dev/null || { echo "bench: fio is missing: apt-get install fio" >&2; exit 1; }
+cargo build --release --quiet --manifest-path "$here/Cargo.toml"
+sharebench=$here/target/release/sharebench
+
+scratch=$(mktemp -d "$dir/bench-fio.XXXXXX")
+trap 'rm -rf "$scratch"' EXIT
+fio_file=$scratch/fio.dat
+fio --name=layout --filename="$fio_file" --size=$size --rw=write --bs=1M --end_fsync=1 \
+    --output=/dev/null
+
+# sharebench: one warm-up pass (warms the cache), then one counted pass; prints bytes/s
+run_sharebench() { # test record engine-args...
+  local test=$1 record=$2; shift 2
+  "$sharebench" run "$scratch" --tests "$test" --file-size $size --record-size "$record" \
+    --warmup 1 --runs 1 --json "$scratch/sb.json" --journal "$scratch/sb.jsonl" "$@" >/dev/null
+  python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["tests"][0]["runs"][0]["bytes_per_s"])' \
+    "$scratch/sb.json"
+}
+
+# fio: pre-read the file into the cache, then one pass; prints bytes/s
+run_fio() { # rw bs engine-args...
+  local rw=$1 bs=$2; shift 2
+  fio --name=peer --filename="$fio_file" --size=$size --rw="$rw" --bs="$bs" --numjobs=1 \
+      --invalidate=0 --pre_read=1 --output-format=json "$@" > "$scratch/fio.json"
+  python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["jobs"][0]["read"]["bw_bytes"])' \
+    "$scratch/fio.json"
+}
+
+median() { python3 -c 'import statistics,sys; print(statistics.median(map(float, sys.argv[1:])))' "$@"; }
+
+measure_case() { # label goal sharebench-args(as one string) fio-args(as one string)
+  local label=$1 goal=$2 sb_args=$3 fio_args=$4 sb=() peer=()
+  for ((round = 1; round <= rounds; round++)); do
+    if ((round % 2)); then
+      sb+=("$(run_sharebench $sb_args)"); peer+=("$(run_fio $fio_args)")
+    else
+      peer+=("$(run_fio $fio_args)"); sb+=("$(run_sharebench $sb_args)")
+    fi
+  done
+  python3 - "$label" "$goal" "$(median "${sb[@]}")" "$(median "${peer[@]}")" <<'PY'
+import sys
+label, goal, sb, peer = sys.argv[1], float(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4])
+ratio = sb / peer
+verdict = "meets" if ratio >= goal else "BELOW"
+print(f"{label:<44} {sb/1e6:>9.0f} {peer/1e6:>9.0f} {ratio:>7.3f}  {verdict} goal {goal:.2f}")
+PY
+}
+
+echo "sharebench vs fio $(fio --version), $size file in page cache, medians of $rounds alternating rounds"
+printf '%-44s %9s %9s %7s\n' "case" "sb MB/s" "fio MB/s" "ratio"
+measure_case "a) 4 KiB random read, psync" 1.05 \
+  "random-read 4K --engine psync" "randread 4k --ioengine=psync"
+measure_case "b) 4 KiB random read, io_uring QD 32" 1.00 \
+  "random-read 4K --engine io_uring --qd 32" \
+  "randread 4k --ioengine=io_uring --iodepth=32 --fixedbufs=1 --registerfiles=1"
+measure_case "c) 1 MiB sequential read, psync" 1.00 \
+  "read 1M --engine psync" "read 1M --ioengine=psync"
