@@ -592,10 +592,19 @@ fn the_journal_keeps_finished_runs_when_the_process_is_killed() {
 
 #[test]
 fn sigint_stops_cleans_up_and_keeps_what_was_measured() {
+    stop_cleans_up_and_keeps_what_was_measured(libc::SIGINT);
+}
+
+#[test]
+fn sigterm_stops_cleans_up_and_keeps_what_was_measured() {
+    stop_cleans_up_and_keeps_what_was_measured(libc::SIGTERM);
+}
+
+fn stop_cleans_up_and_keeps_what_was_measured(signal: i32) {
     let dir = scratch();
     let (child, journal) = start_long_run(dir.path(), 2);
     // SAFETY: kill() with a live child's pid.
-    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    unsafe { libc::kill(child.id() as i32, signal) };
     let out = child.wait_with_output().unwrap();
     assert_eq!(out.status.code(), Some(130), "{}", stderr(&out));
     assert!(stderr(&out).contains("interrupted;"), "{}", stderr(&out));

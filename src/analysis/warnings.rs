@@ -11,13 +11,21 @@ use std::collections::BTreeMap;
 const SKEW_LIMIT: f64 = 0.05;
 
 /// How the runs met the page cache.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct CacheContext {
     /// The client's memory, bytes.
     pub ram: u64,
     pub direct: bool,
     pub drop_caches: bool,
     pub fsync: bool,
+    /// The target's filesystem when it keeps files in RAM (tmpfs, ramfs): then every figure
+    /// measures memory, whatever the flags.
+    pub memory_filesystem: Option<String>,
+}
+
+/// Filesystems whose files live in RAM.
+pub fn is_memory_filesystem(fs_type: &str) -> bool {
+    matches!(fs_type, "tmpfs" | "ramfs")
 }
 
 impl CacheContext {
@@ -78,6 +86,17 @@ pub fn warnings(tests: &[TestResult], cache: CacheContext) -> Vec<Warning> {
             .into_iter()
             .map(|(test, cells)| noisy_warning(test, &cells)),
     );
+    if let Some(fs_type) = &cache.memory_filesystem {
+        found.push(Warning {
+            kind: "cache".into(),
+            test: None,
+            message: format!(
+                "the target is on {fs_type}, which keeps files in RAM: every figure here measures \
+                 memory, not storage"
+            ),
+        });
+        return found;
+    }
     for (test, working_set) in tainted {
         let remedy = if test.writes() {
             "--fsync or --direct"
@@ -180,7 +199,29 @@ mod tests {
             direct: false,
             drop_caches: false,
             fsync: false,
+            memory_filesystem: None,
         }
+    }
+
+    #[test]
+    fn a_memory_filesystem_is_named_once_instead_of_per_test_warnings() {
+        let tests = [
+            result(TestKind::Read, GIB, &[1.0, 1.0, 1.0], 0.0),
+            result(TestKind::Write, GIB, &[1.0, 1.0, 1.0], 0.0),
+        ];
+        let ctx = CacheContext {
+            direct: true,
+            memory_filesystem: Some("tmpfs".into()),
+            ..context()
+        };
+        let found = warnings(&tests, ctx);
+        assert_eq!(kinds(&found), [("cache", None)]);
+        assert!(
+            found[0].message.contains("on tmpfs"),
+            "{}",
+            found[0].message
+        );
+        assert!(is_memory_filesystem("ramfs") && !is_memory_filesystem("ext4"));
     }
 
     fn kinds(warnings: &[Warning]) -> Vec<(&str, Option<TestKind>)> {
@@ -212,12 +253,12 @@ mod tests {
         );
         let direct = CacheContext {
             direct: true,
-            ..ctx
+            ..ctx.clone()
         };
         assert!(!direct.taints(TestKind::Read, GIB) && !direct.taints(TestKind::Write, GIB));
         let dropped = CacheContext {
             drop_caches: true,
-            ..ctx
+            ..ctx.clone()
         };
         assert!(!dropped.taints(TestKind::Read, GIB));
         assert!(dropped.taints(TestKind::Write, GIB));

@@ -3,7 +3,7 @@
 
 use super::args::{MatrixArgs, MethodArgs, RunArgs};
 use super::{Failure, EXIT_INTERRUPTED};
-use crate::analysis::warnings::{warnings, CacheContext};
+use crate::analysis::warnings::{is_memory_filesystem, warnings, CacheContext};
 use crate::engine::preflight;
 use crate::engine::workdir::WorkDir;
 use crate::engine::{self, caches, Cell, Observer, Plan, Stop};
@@ -14,7 +14,7 @@ use crate::report::progress::Progress;
 use crate::report::{grid, table};
 use crate::result::{Document, RunRecord, TestKey, TestResult, ToolInfo, SCHEMA};
 use crate::target::local::LocalTarget;
-use crate::target::{Target, TargetInfo};
+use crate::target::{IoSettings, OpenMode, Target, TargetInfo};
 use crate::units::format_size;
 use crate::workload::AccessParams;
 use serde_json::json;
@@ -237,6 +237,9 @@ fn session(
             target.root().display()
         ))
     })?;
+    if plan.direct {
+        probe_direct(target, &mut workdir)?;
+    }
     let journal_path = journal_path(method, &run_id);
     let mut journal = Journal::open(&journal_path).map_err(|e| {
         Failure::bad_input(format!(
@@ -286,6 +289,11 @@ fn session(
         direct: plan.direct,
         drop_caches: plan.drop_caches,
         fsync: plan.fsync,
+        memory_filesystem: info
+            .parameters
+            .get("filesystem")
+            .filter(|fs| is_memory_filesystem(fs))
+            .cloned(),
     };
     let document = Document {
         schema: SCHEMA.into(),
@@ -296,7 +304,7 @@ fn session(
         finished: now(),
         tool: ToolInfo::current(),
         host,
-        target: info,
+        target: info.clone(),
         config,
         warnings: warnings(&measured.tests, cache),
         tests: measured.tests,
@@ -332,6 +340,27 @@ fn session(
                 ))
             })
         }
+    }
+}
+
+/// Opens a first benchmark file with O_DIRECT, so a filesystem without it (tmpfs) is bad input
+/// found before anything is measured or journaled.
+fn probe_direct(target: &LocalTarget, workdir: &mut WorkDir) -> Result<(), Failure> {
+    let io = IoSettings {
+        max_io: 4096,
+        queue_depth: 1,
+        direct: true,
+    };
+    match target.open(&workdir.worker_file(0), OpenMode::Create, io) {
+        Ok(_) => Ok(()),
+        Err(e) if e.kind() == io::ErrorKind::Unsupported => Err(Failure::bad_input(format!(
+            "{} is on a filesystem that does not support --direct (O_DIRECT).",
+            target.root().display()
+        ))),
+        Err(e) => Err(Failure::bad_input(format!(
+            "cannot create a benchmark file in {}: {e}.",
+            target.root().display()
+        ))),
     }
 }
 

@@ -3,6 +3,7 @@
 
 use super::table::Table;
 use crate::result::TestResult;
+use crate::stats::outliers::median;
 use crate::units::{format_size, mb_per_s, mbit_per_s};
 
 /// The line that names the units the forms use.
@@ -95,6 +96,10 @@ pub fn form(result: &TestResult, link_bits: Option<f64>, notes: Vec<String>) -> 
             rows.push(summary_row("valid mean", s.valid_mean, remark));
         }
     }
+    let mut notes = notes;
+    if let Some(line) = per_worker(result) {
+        notes.insert(0, line);
+    }
     Table {
         caption: caption(result),
         key: vec![
@@ -108,6 +113,31 @@ pub fn form(result: &TestResult, link_bits: Option<f64>, notes: Vec<String>) -> 
         rows,
         notes,
     }
+}
+
+/// With several workers: the slowest, median and fastest worker, each by its median over runs,
+/// so one straggler behind a good aggregate shows.
+fn per_worker(result: &TestResult) -> Option<String> {
+    if result.key.workers < 2 || result.runs.is_empty() {
+        return None;
+    }
+    let mut rates: Vec<f64> = (0..result.key.workers)
+        .map(|worker| {
+            let runs: Vec<f64> = result
+                .runs
+                .iter()
+                .filter_map(|run| run.workers.get(worker).map(|w| w.bytes_per_s))
+                .collect();
+            median(&runs)
+        })
+        .collect();
+    rates.sort_by(f64::total_cmp);
+    Some(format!(
+        "per worker (median of runs): slowest {:.1} · median {:.1} · fastest {:.1} MB/s",
+        mb_per_s(rates[0]),
+        mb_per_s(median(&rates)),
+        mb_per_s(rates[rates.len() - 1])
+    ))
 }
 
 #[cfg(test)]
@@ -177,5 +207,53 @@ mod tests {
         assert_eq!(table.rows[5][3], "88.0");
         assert_eq!(table.rows[6][0], "deviation");
         assert_eq!(table.rows[8][..4], ["valid mean", "", "", "100.0"]);
+        assert!(
+            table.notes.is_empty(),
+            "one worker needs no per-worker line"
+        );
+    }
+
+    #[test]
+    fn several_workers_show_slowest_median_and_fastest() {
+        use crate::result::WorkerRecord;
+        let key = TestKey {
+            test: TestKind::Write,
+            file_size: 1 << 20,
+            record_size: 1 << 20,
+            workers: 3,
+            direct: false,
+        };
+        let with_workers = |n: usize, mbs: [f64; 3]| {
+            let mut record = run(n, mbs.iter().sum());
+            record.workers = mbs
+                .iter()
+                .enumerate()
+                .map(|(worker, mb)| WorkerRecord {
+                    worker,
+                    bytes: 1,
+                    ops: 1,
+                    seconds: 1.0,
+                    bytes_per_s: mb * 1e6,
+                })
+                .collect();
+            record
+        };
+        // worker medians over the three runs: 10, 20, 35
+        let result = summarise(
+            key,
+            vec![
+                with_workers(1, [10.0, 20.0, 30.0]),
+                with_workers(2, [9.0, 21.0, 35.0]),
+                with_workers(3, [11.0, 19.0, 40.0]),
+            ],
+        );
+        let table = form(&result, None, vec!["x".into()]);
+        assert_eq!(
+            table.notes,
+            [
+                "per worker (median of runs): slowest 10.0 · median 20.0 · fastest 35.0 MB/s",
+                "x"
+            ]
+        );
     }
 }
