@@ -101,7 +101,7 @@ pub struct WorkerRecord {
 }
 
 /// Percentiles of single-request latency, microseconds.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 pub struct Latency {
     pub mean: f64,
     pub p50: f64,

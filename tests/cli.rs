@@ -19,8 +19,13 @@ fn scratch() -> TempDir {
     tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap()
 }
 
-fn run_in(dir: &Path, args: &[&str]) -> Output {
-    bin().current_dir(dir).args(args).output().unwrap()
+/// Runs sharebench in `dir` with a command line of whitespace-separated words.
+fn run_in(dir: &Path, line: &str) -> Output {
+    bin()
+        .current_dir(dir)
+        .args(line.split_whitespace())
+        .output()
+        .unwrap()
 }
 
 fn entries(dir: &Path) -> Vec<String> {
@@ -60,20 +65,7 @@ fn a_run_writes_the_result_document_and_leaves_nothing_behind() {
     let dir = scratch();
     let out = run_in(
         dir.path(),
-        &[
-            "run",
-            ".",
-            "--file-size",
-            "64M",
-            "--runs",
-            "3",
-            "--warmup",
-            "1",
-            "--tests",
-            "write,read,random-read",
-            "--json",
-            "out.json",
-        ],
+        "run . --file-size 64M --runs 3 --warmup 1 --tests write,read,random-read --json out.json",
     );
     assert!(out.status.success(), "{}", stderr(&out));
     let doc = json(&dir.path().join("out.json"));
@@ -147,7 +139,7 @@ fn a_run_writes_the_result_document_and_leaves_nothing_behind() {
 }
 
 /// Each bad input: exit code 2, one sentence on stderr, nothing written.
-fn assert_refused(dir: &Path, args: &[&str], says: &str) {
+fn assert_refused(dir: &Path, args: &str, says: &str) {
     let before = entries(dir);
     let out = run_in(dir, args);
     assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
@@ -169,69 +161,39 @@ fn assert_refused(dir: &Path, args: &[&str], says: &str) {
 fn bad_input_is_one_sentence_exit_2_and_writes_nothing() {
     let dir = scratch();
     fs::write(dir.path().join("plain-file"), b"x").unwrap();
-    let small = ["--file-size", "1M"];
-    let cases: &[(&[&str], &str)] = &[
-        (&["run", "/nonexistent"], "/nonexistent does not exist"),
-        (&["run", "plain-file"], "is not a directory"),
+    let cases = [
+        ("run /nonexistent", "/nonexistent does not exist"),
+        ("run plain-file", "is not a directory"),
         (
-            &["run", ".", "--record-size", "0"],
+            "run . --record-size 0",
             "--record-size must be at least 1 byte",
         ),
+        ("run . --file-size 0", "--file-size must be at least 1 byte"),
         (
-            &["run", ".", "--file-size", "0"],
-            "--file-size must be at least 1 byte",
-        ),
-        (
-            &["run", ".", "--file-size", "1M", "--record-size", "2M"],
+            "run . --file-size 1M --record-size 2M",
             "larger than the file size",
         ),
+        ("run . --tests write,randread", "unknown test 'randread'"),
+        ("run . --record-size 4Q", "is not a size"),
+        ("run . --file-size 100T", "not enough free space"),
+        ("run . --qd 8", "--qd above 1 needs --engine io_uring"),
         (
-            &["run", ".", "--tests", "write,randread"],
-            "unknown test 'randread'",
-        ),
-        (&["run", ".", "--record-size", "4Q"], "is not a size"),
-        (
-            &["run", ".", "--file-size", "100T"],
-            "not enough free space",
-        ),
-        (
-            &["run", ".", "--qd", "8"],
-            "--qd above 1 needs --engine io_uring",
-        ),
-        (
-            &[
-                "run",
-                ".",
-                "--direct",
-                "--record-size",
-                "1000",
-                "--file-size",
-                "1M",
-            ],
+            "run . --direct --record-size 1000 --file-size 1M",
             "multiple of 512",
         ),
-        (&["run", ".", "--runs", "0"], "--runs"),
-        (&["run", ".", "--read-pct", "101"], "--read-pct"),
+        ("run . --runs 0", "--runs"),
+        ("run . --read-pct 101", "--read-pct"),
         (
-            &[
-                "matrix",
-                ".",
-                "--file-sizes",
-                "4K..8K",
-                "--record-sizes",
-                "16K..64K",
-            ],
+            "matrix . --file-sizes 4K..8K --record-sizes 16K..64K",
             "every record size is larger",
         ),
-        (
-            &["run", ".", "--tests", "bogus"],
-            "the tests are write, rewrite, read",
-        ),
+        ("run . --tests bogus", "the tests are write, rewrite, read"),
     ];
     for (args, says) in cases {
-        let mut args = args.to_vec();
-        if args[0] == "run" && !args.contains(&"--file-size") {
-            args.extend(small);
+        // a small file, so a case that were wrongly accepted would not fill the disk
+        let mut args = args.to_string();
+        if args.starts_with("run") && !args.contains("--file-size") {
+            args.push_str(" --file-size 1M");
         }
         assert_refused(dir.path(), &args, says);
     }
@@ -243,7 +205,7 @@ fn is_root() -> bool {
 }
 
 /// Runs sharebench as user nobody (needs root to switch, and setpriv from util-linux).
-fn as_nobody(dir: &Path, args: &[&str]) -> Option<Output> {
+fn as_nobody(dir: &Path, line: &str) -> Option<Output> {
     let setpriv = Path::new("/usr/bin/setpriv");
     if !is_root() || !setpriv.exists() {
         return None;
@@ -252,7 +214,7 @@ fn as_nobody(dir: &Path, args: &[&str]) -> Option<Output> {
         Command::new(setpriv)
             .args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"])
             .arg(env!("CARGO_BIN_EXE_sharebench"))
-            .args(args)
+            .args(line.split_whitespace())
             .current_dir(dir)
             .output()
             .unwrap(),
@@ -268,7 +230,7 @@ fn no_permission_and_drop_caches_without_root_are_refused() {
     use std::os::unix::fs::PermissionsExt;
     fs::set_permissions(&locked, fs::Permissions::from_mode(0o555)).unwrap();
     fs::set_permissions(dir.path(), fs::Permissions::from_mode(0o755)).unwrap();
-    let Some(out) = as_nobody(&locked, &["run", ".", "--file-size", "1M"]) else {
+    let Some(out) = as_nobody(&locked, "run . --file-size 1M") else {
         eprintln!("skipped: needs root and setpriv to act as an unprivileged user");
         return;
     };
@@ -285,7 +247,7 @@ fn no_permission_and_drop_caches_without_root_are_refused() {
     assert_eq!(stderr(&out).lines().count(), 1);
     assert!(entries(&locked).is_empty());
 
-    let out = as_nobody(dir.path(), &["run", "locked", "--drop-caches"]).unwrap();
+    let out = as_nobody(dir.path(), "run locked --drop-caches").unwrap();
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     assert!(
         stderr(&out).contains("--drop-caches needs root"),
@@ -321,32 +283,15 @@ fn kept_files(dir: &Path) -> Vec<PathBuf> {
 
 #[test]
 fn data_written_is_read_back_intact_with_both_engines() {
-    for engine in [
-        &["--engine", "psync"][..],
-        &["--engine", "io_uring", "--qd", "8"],
-    ] {
+    for engine in ["--engine psync", "--engine io_uring --qd 8"] {
         // sequential write with 64 KiB records, two workers
         let dir = scratch();
-        let mut args = vec![
-            "run",
-            ".",
-            "--tests",
-            "write,read,backward-read,stride-read",
-            "--file-size",
-            "2M",
-            "--record-size",
-            "64K",
-            "--workers",
-            "2",
-            "--runs",
-            "1",
-            "--warmup",
-            "0",
-            "--keep",
-        ];
-        args.extend(engine);
-        let out = run_in(dir.path(), &args);
-        assert!(out.status.success(), "{engine:?}: {}", stderr(&out));
+        let line = format!(
+            "run . --tests write,read,backward-read,stride-read --file-size 2M --record-size 64K \
+             --workers 2 --runs 1 --warmup 0 --keep {engine}"
+        );
+        let out = run_in(dir.path(), &line);
+        assert!(out.status.success(), "{engine}: {}", stderr(&out));
         let files = kept_files(dir.path());
         assert_eq!(files.len(), 2);
         for file in &files {
@@ -356,23 +301,12 @@ fn data_written_is_read_back_intact_with_both_engines() {
 
         // random writes of 4 KiB cover the whole file, so every 4 KiB record is theirs
         let dir = scratch();
-        let mut args = vec![
-            "run",
-            ".",
-            "--tests",
-            "random-write,random-read",
-            "--file-size",
-            "1M",
-            "--runs",
-            "2",
-            "--warmup",
-            "0",
-            "--keep",
-            "--direct",
-        ];
-        args.extend(engine);
-        let out = run_in(dir.path(), &args);
-        assert!(out.status.success(), "{engine:?}: {}", stderr(&out));
+        let line = format!(
+            "run . --tests random-write,random-read --file-size 1M --runs 2 --warmup 0 --keep \
+             --direct {engine}"
+        );
+        let out = run_in(dir.path(), &line);
+        assert!(out.status.success(), "{engine}: {}", stderr(&out));
         assert_written_by_records(&kept_files(dir.path())[0], 4 << 10);
     }
 }
@@ -382,26 +316,7 @@ fn workers_report_their_own_figures_and_the_aggregate() {
     let dir = scratch();
     let out = run_in(
         dir.path(),
-        &[
-            "run",
-            ".",
-            "--tests",
-            "write,mixed",
-            "--file-size",
-            "4M",
-            "--workers",
-            "3",
-            "--runs",
-            "2",
-            "--warmup",
-            "0",
-            "--json",
-            "w.json",
-            "--csv",
-            "w.csv",
-            "--markdown",
-            "w.md",
-        ],
+        "run . --tests write,mixed --file-size 4M --workers 3 --runs 2 --warmup 0 --json w.json --csv w.csv --markdown w.md",
     );
     assert!(out.status.success(), "{}", stderr(&out));
     let doc = json(&dir.path().join("w.json"));
@@ -444,22 +359,7 @@ fn matrix_runs_the_iozone_grid() {
     let dir = scratch();
     let out = run_in(
         dir.path(),
-        &[
-            "matrix",
-            ".",
-            "--file-sizes",
-            "64K..256K",
-            "--record-sizes",
-            "4K..128K",
-            "--tests",
-            "write,reread",
-            "--runs",
-            "2",
-            "--warmup",
-            "0",
-            "--json",
-            "m.json",
-        ],
+        "matrix . --file-sizes 64K..256K --record-sizes 4K..128K --tests write,reread --runs 2 --warmup 0 --json m.json",
     );
     assert!(out.status.success(), "{}", stderr(&out));
     let doc = json(&dir.path().join("m.json"));
@@ -493,21 +393,7 @@ fn drop_caches_runs_as_root() {
     let dir = scratch();
     let out = run_in(
         dir.path(),
-        &[
-            "run",
-            ".",
-            "--tests",
-            "read,reread",
-            "--file-size",
-            "8M",
-            "--runs",
-            "2",
-            "--warmup",
-            "0",
-            "--drop-caches",
-            "--json",
-            "d.json",
-        ],
+        "run . --tests read,reread --file-size 8M --runs 2 --warmup 0 --drop-caches --json d.json",
     );
     assert!(out.status.success(), "{}", stderr(&out));
     let doc = json(&dir.path().join("d.json"));
@@ -529,22 +415,11 @@ fn start_long_run(dir: &Path, runs: usize) -> (Child, PathBuf) {
     let journal = dir.join("j.jsonl");
     let child = bin()
         .current_dir(dir)
-        .args([
-            "run",
-            ".",
-            "--tests",
-            "read",
-            "--file-size",
-            "16M",
-            "--record-size",
-            "4K",
-            "--runs",
-            "100000",
-            "--warmup",
-            "0",
-            "--journal",
-            "j.jsonl",
-        ])
+        .args(
+            "run . --tests read --file-size 16M --record-size 4K --runs 100000 --warmup 0 \
+             --journal j.jsonl"
+                .split_whitespace(),
+        )
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()

@@ -36,14 +36,7 @@ impl Recorder {
         let h = &self.histogram;
         let us = |ns: u64| ns as f64 / 1e3;
         if h.is_empty() {
-            return Latency {
-                mean: 0.0,
-                p50: 0.0,
-                p90: 0.0,
-                p99: 0.0,
-                p99_9: 0.0,
-                max: 0.0,
-            };
+            return Latency::default();
         }
         Latency {
             mean: h.mean() / 1e3,
