@@ -5,6 +5,7 @@
 pub mod analysis;
 pub mod cli;
 pub mod engine;
+pub mod lab;
 pub mod monitor;
 pub mod report;
 pub mod result;

@@ -27,6 +27,11 @@ pub enum Command {
     Run(RunArgs),
     /// Run the tests over a grid of file sizes and record sizes, like iozone -a.
     Matrix(MatrixArgs),
+    /// Real Samba, NFS-Ganesha and vsftpd in network namespaces, to experiment and to test.
+    Lab {
+        #[command(subcommand)]
+        command: super::lab::LabCommand,
+    },
 }
 
 #[derive(Args, Debug)]

@@ -1,6 +1,7 @@
 //! Argument parsing and command wiring. No measuring logic lives here.
 
 mod args;
+mod lab;
 mod measure;
 
 use args::{Cli, Command};
@@ -56,6 +57,7 @@ pub fn main() -> i32 {
     let outcome = match cli.command {
         Command::Run(args) => measure::run(args),
         Command::Matrix(args) => measure::matrix(args),
+        Command::Lab { command } => lab::run(command),
     };
     match outcome {
         Ok(()) => 0,
