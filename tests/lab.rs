@@ -7,7 +7,18 @@ use std::fs;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+use std::sync::{Mutex, MutexGuard};
 use tempfile::TempDir;
+
+/// One lab at a time: a rate measured on 2 cores must not share them with another lab's
+/// transfers.
+static ONE_LAB: Mutex<()> = Mutex::new(());
+
+fn one_lab() -> MutexGuard<'static, ()> {
+    ONE_LAB
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
 
 fn sharebench(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_sharebench"))
@@ -96,6 +107,14 @@ impl Lab {
         out
     }
 
+    /// curl in the client namespace as the lab user.
+    fn curl(&self, env: &HashMap<String, String>, args: &[&str]) -> Output {
+        let user = format!("{}:{}", env["SHAREBENCH_USER"], env["SHAREBENCH_PASSWORD"]);
+        let mut command = vec!["curl", "-sS", "-u", &user];
+        command.extend(args);
+        self.client(&command, &[])
+    }
+
     fn pids(&self) -> Vec<(String, i32)> {
         let state: serde_json::Value =
             serde_json::from_str(&fs::read_to_string(self.dir.join("lab.json")).unwrap()).unwrap();
@@ -157,6 +176,7 @@ fn every_protocol_round_trips_and_the_lab_comes_down_clean() {
     if !ready() {
         return;
     }
+    let _one = one_lab();
     let lab = Lab::new();
     lab.up(&[]);
     let pids = lab.pids();
@@ -222,7 +242,6 @@ fn every_protocol_round_trips_and_the_lab_comes_down_clean() {
             &smb_auth,
         )
     };
-    let ftp_user = format!("{user}:{password}");
 
     // SMB: put, get back
     smb(&format!(
@@ -233,42 +252,19 @@ fn every_protocol_round_trips_and_the_lab_comes_down_clean() {
     same("smb.back");
     // FTP: put, get back, and read what SMB wrote
     let ftp = &env["SHAREBENCH_FTP_URL"];
-    lab.client(
+    lab.curl(
+        &env,
         &[
-            "curl",
-            "-sS",
-            "-u",
-            &ftp_user,
             "-T",
             original.to_str().unwrap(),
             &format!("{ftp}via-ftp.bin"),
         ],
-        &[],
     );
-    lab.client(
-        &[
-            "curl",
-            "-sS",
-            "-u",
-            &ftp_user,
-            "-o",
-            &w("ftp.back"),
-            &format!("{ftp}via-ftp.bin"),
-        ],
-        &[],
-    );
+    lab.curl(&env, &["-o", &w("ftp.back"), &format!("{ftp}via-ftp.bin")]);
     same("ftp.back");
-    lab.client(
-        &[
-            "curl",
-            "-sS",
-            "-u",
-            &ftp_user,
-            "-o",
-            &w("ftp-of-smb.back"),
-            &format!("{ftp}via-smb.bin"),
-        ],
-        &[],
+    lab.curl(
+        &env,
+        &["-o", &w("ftp-of-smb.back"), &format!("{ftp}via-smb.bin")],
     );
     same("ftp-of-smb.back");
     // NFSv3: write, and read what FTP wrote; NFSv4.1: read what NFSv3 wrote
@@ -352,40 +348,16 @@ fn a_shaped_link_carries_its_rate() {
     if !ready() {
         return;
     }
+    let _one = one_lab();
     let lab = Lab::new();
     lab.up(&["--link", "100mbit"]);
     let env = lab.env();
     let work = tempfile::tempdir().unwrap();
     // 16 MB: over a second at 100 Mb/s, so the token bucket's burst is a small share
     let file = random_file(work.path(), "big.bin", 16_000_000);
-    let ftp_user = format!("{}:{}", env["SHAREBENCH_USER"], env["SHAREBENCH_PASSWORD"]);
     let url = format!("{}big.bin", env["SHAREBENCH_FTP_URL"]);
-    lab.client(
-        &[
-            "curl",
-            "-sS",
-            "-u",
-            &ftp_user,
-            "-T",
-            file.to_str().unwrap(),
-            &url,
-        ],
-        &[],
-    );
-    let out = lab.client(
-        &[
-            "curl",
-            "-sS",
-            "-u",
-            &ftp_user,
-            "-o",
-            "/dev/null",
-            "-w",
-            "%{speed_download}",
-            &url,
-        ],
-        &[],
-    );
+    lab.curl(&env, &["-T", file.to_str().unwrap(), &url]);
+    let out = lab.curl(&env, &["-o", "/dev/null", "-w", "%{speed_download}", &url]);
     let bits = text(&out.stdout).trim().parse::<f64>().unwrap() * 8.0;
     assert!(
         (85e6..=115e6).contains(&bits),
@@ -406,6 +378,7 @@ fn lab_bad_input_is_one_sentence_and_changes_nothing() {
     if !ready() {
         return;
     }
+    let _one = one_lab();
     let lab = Lab::new();
     let cases: [(&str, Vec<&str>, &str); 3] = [
         (

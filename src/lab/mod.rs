@@ -98,15 +98,7 @@ pub fn lab_id(dir: &Path) -> String {
 /// Standard ports inside namespaces; without them, ports unique to this lab on loopback.
 fn ports(netns: bool, id: &str) -> Ports {
     if netns {
-        return Ports {
-            smb: 445,
-            nfs: 2049,
-            mount: 20048,
-            ftp: 21,
-            iperf: 5201,
-            passive_min: 30000,
-            passive_max: 30099,
-        };
+        return Ports::STANDARD;
     }
     // 10000..32400: below the kernel's ephemeral range (32768 up), so no client port collides
     let slot = u16::from_str_radix(&id[..4], 16).unwrap_or(0) % 1400;

@@ -109,57 +109,15 @@ pub fn spawn_detached(program: &Path, args: &[&str], log: &Path) -> io::Result<S
 mod tests {
     use super::*;
 
-    #[test]
-    fn a_started_process_is_identified_and_stopped_with_its_group() {
-        let dir = tempfile::tempdir().unwrap();
-        let log = dir.path().join("log");
-        // the shell starts a child in its own group; both must go
-        let child_file = dir.path().join("child");
+    /// A detached shell whose child stays in its process group (as rpcbind stays in ganesha's).
+    fn leader_with_child(dir: &Path) -> (Started, Started) {
+        let child_file = dir.join("child");
         let script = format!(
             "sleep 300 & echo $! > '{}'; exec sleep 300",
             child_file.display()
         );
-        let started = spawn_detached(Path::new("/bin/sh"), &["-c", &script], &log).unwrap();
-        assert!(started.is_running());
-        let deadline = Instant::now() + Duration::from_secs(5);
-        while std::fs::read_to_string(&child_file).map_or(true, |s| !s.ends_with('\n')) {
-            assert!(Instant::now() < deadline, "the child never started");
-            sleep(Duration::from_millis(10));
-        }
-        let child_pid: i32 = std::fs::read_to_string(&child_file)
-            .unwrap()
-            .trim()
-            .parse()
-            .unwrap();
-        let child = Started::identify(child_pid).unwrap();
-        started.stop();
-        assert!(!started.is_running());
-        assert!(!child.is_running(), "the whole process group is stopped");
-        let someone_else = Started {
-            pid: started.pid,
-            start_ticks: started.start_ticks + 1,
-        };
-        assert!(
-            !someone_else.is_running(),
-            "a different start time is another process"
-        );
-    }
-
-    #[test]
-    fn a_process_that_leads_no_group_is_stopped_alone() {
-        let dir = tempfile::tempdir().unwrap();
-        let child_file = dir.path().join("child");
-        // the child stays in the leader's group, like rpcbind under ganesha
-        let script = format!(
-            "sleep 300 & echo $! > '{}'; exec sleep 300",
-            child_file.display()
-        );
-        let leader = spawn_detached(
-            Path::new("/bin/sh"),
-            &["-c", &script],
-            &dir.path().join("log"),
-        )
-        .unwrap();
+        let leader =
+            spawn_detached(Path::new("/bin/sh"), &["-c", &script], &dir.join("log")).unwrap();
         let deadline = Instant::now() + Duration::from_secs(5);
         while std::fs::read_to_string(&child_file).map_or(true, |s| !s.ends_with('\n')) {
             assert!(Instant::now() < deadline, "the child never started");
@@ -170,7 +128,31 @@ mod tests {
             .trim()
             .parse()
             .unwrap();
-        let child = Started::identify(pid).unwrap();
+        (leader, Started::identify(pid).unwrap())
+    }
+
+    #[test]
+    fn a_started_process_is_identified_and_stopped_with_its_group() {
+        let dir = tempfile::tempdir().unwrap();
+        let (leader, child) = leader_with_child(dir.path());
+        assert!(leader.is_running() && child.is_running());
+        leader.stop();
+        assert!(!leader.is_running());
+        assert!(!child.is_running(), "the whole process group is stopped");
+        let someone_else = Started {
+            pid: leader.pid,
+            start_ticks: leader.start_ticks + 1,
+        };
+        assert!(
+            !someone_else.is_running(),
+            "a different start time is another process"
+        );
+    }
+
+    #[test]
+    fn a_process_that_leads_no_group_is_stopped_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        let (leader, child) = leader_with_child(dir.path());
         child.stop();
         assert!(!child.is_running());
         assert!(leader.is_running(), "the leader's group was not signalled");

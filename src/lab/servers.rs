@@ -306,15 +306,7 @@ mod tests {
         Setup {
             dir: PathBuf::from("/tmp/lab dir"),
             addr: "10.211.0.1".into(),
-            ports: Ports {
-                smb: 445,
-                nfs: 2049,
-                mount: 20048,
-                ftp: 21,
-                iperf: 5201,
-                passive_min: 30000,
-                passive_max: 30099,
-            },
+            ports: Ports::STANDARD,
             user: "sharebench".into(),
             uid: 61000,
             smb_signing: "mandatory".into(),

@@ -45,6 +45,19 @@ pub struct Ports {
     pub passive_max: u16,
 }
 
+impl Ports {
+    /// The protocols' own ports, used inside the lab's namespaces where nothing else listens.
+    pub const STANDARD: Ports = Ports {
+        smb: 445,
+        nfs: 2049,
+        mount: 20048,
+        ftp: 21,
+        iperf: 5201,
+        passive_min: 30000,
+        passive_max: 30099,
+    };
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Service {
     pub name: String,
