@@ -18,6 +18,8 @@ pub struct CacheContext {
     pub direct: bool,
     pub drop_caches: bool,
     pub fsync: bool,
+    /// A network target: its caches are the server's, which this client cannot see.
+    pub remote: bool,
     /// The target's filesystem when it keeps files in RAM (tmpfs, ramfs): then every figure
     /// measures memory, whatever the flags.
     pub memory_filesystem: Option<String>,
@@ -86,6 +88,20 @@ pub fn warnings(tests: &[TestResult], cache: CacheContext) -> Vec<Warning> {
             .into_iter()
             .map(|(test, cells)| noisy_warning(test, &cells)),
     );
+    if cache.remote {
+        if let Some(&largest) = tainted.values().max() {
+            found.push(Warning {
+                kind: "cache".into(),
+                test: None,
+                message: format!(
+                    "the server may answer from its page cache when the working set ({}) fits in \
+                     its RAM; compare the working set with the server's RAM, or use one larger",
+                    format_size(largest)
+                ),
+            });
+        }
+        return found;
+    }
     if let Some(fs_type) = &cache.memory_filesystem {
         found.push(Warning {
             kind: "cache".into(),
@@ -150,6 +166,20 @@ fn noisy_warning(test: TestKind, cells: &[(f64, &TestResult)]) -> Warning {
     }
 }
 
+/// One warning per test the target cannot run: it is reported, never faked.
+pub fn unsupported(tests: &[TestKind], protocol: &str) -> Vec<Warning> {
+    tests
+        .iter()
+        .map(|&test| Warning {
+            kind: "unsupported".into(),
+            test: Some(test),
+            message: format!(
+                "{test} is not supported by {protocol} (it needs random access); it was not run"
+            ),
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -192,8 +222,29 @@ mod tests {
             direct: false,
             drop_caches: false,
             fsync: false,
+            remote: false,
             memory_filesystem: None,
         }
+    }
+
+    #[test]
+    fn a_remote_target_gets_one_warning_about_the_server_cache() {
+        let tests = [
+            result(TestKind::Read, GIB, &[1.0, 1.0, 1.0], 0.0),
+            result(TestKind::Write, 2 * GIB, &[1.0, 1.0, 1.0], 0.0),
+        ];
+        let remote = CacheContext {
+            remote: true,
+            ..context()
+        };
+        let found = warnings(&tests, remote);
+        assert_eq!(kinds(&found), [("cache", None)]);
+        assert!(
+            found[0].message.contains("working set (2 GiB)"),
+            "{}",
+            found[0].message
+        );
+        assert!(!found[0].message.contains("client"), "{}", found[0].message);
     }
 
     #[test]

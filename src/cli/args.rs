@@ -36,8 +36,9 @@ pub enum Command {
 
 #[derive(Args, Debug)]
 pub struct RunArgs {
-    /// Directory to benchmark in; its filesystem is measured [default: current directory]
-    pub path: Option<PathBuf>,
+    /// Where to measure: a directory (its filesystem is measured) or ftp://user@host[:port]/path
+    /// [default: current directory]
+    pub target: Option<String>,
 
     /// Size of each worker's file [default: 1G, reduced to fit the free space]
     #[arg(long, value_parser = size)]
@@ -53,8 +54,8 @@ pub struct RunArgs {
 
 #[derive(Args, Debug)]
 pub struct MatrixArgs {
-    /// Directory to benchmark in [default: current directory]
-    pub path: Option<PathBuf>,
+    /// Where to measure: a directory or a URL, as for run [default: current directory]
+    pub target: Option<String>,
 
     /// File sizes, a power-of-two range FROM..TO or one size
     #[arg(long, default_value = "64K..512M", value_parser = size_range)]
@@ -133,9 +134,23 @@ pub struct MethodArgs {
     #[arg(long)]
     pub drop_caches: bool,
 
+    /// Check every block read against what sharebench wrote, like iozone -V (costs client CPU,
+    /// counted in the timing)
+    #[arg(long)]
+    pub verify: bool,
+
     /// Keep the benchmark files in .sharebench-<id>/ after the run
     #[arg(long)]
     pub keep: bool,
+
+    /// File holding the password of a network target (must not be readable by others);
+    /// otherwise the URL's, SHAREBENCH_PASSWORD, or a prompt on a terminal
+    #[arg(long)]
+    pub password_file: Option<PathBuf>,
+
+    /// Seconds a network target may stay silent before an operation fails
+    #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..))]
+    pub timeout: u64,
 
     /// Records between two requests of stride-read
     #[arg(long, default_value_t = 17, value_parser = clap::value_parser!(u64).range(1..))]

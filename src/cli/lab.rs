@@ -124,13 +124,10 @@ pub fn run(command: LabCommand) -> Result<(), Failure> {
             let state = lab::running(&args.dir.path()).map_err(failure)?;
             let status = lab::exec(&state, &args.command)
                 .map_err(|e| Failure::failed(format!("cannot run {}: {e}.", args.command[0])))?;
-            // the command's own exit code passes through, as with `ip netns exec`
+            // the command's own exit code passes through silently, as with `ip netns exec`
             match status.code() {
                 Some(0) => Ok(()),
-                Some(code) => Err(Failure {
-                    code,
-                    message: format!("{} exited with code {code}.", args.command[0]),
-                }),
+                Some(code) => Err(Failure::quiet(code)),
                 None => Err(Failure::failed(format!(
                     "{} was ended by a signal.",
                     args.command[0]

@@ -2,8 +2,9 @@
 //! run the engine, hand the results to the reports.
 
 use super::args::{MatrixArgs, MethodArgs, RunArgs};
+use super::targets;
 use super::{Failure, EXIT_INTERRUPTED};
-use crate::analysis::warnings::{is_memory_filesystem, warnings, CacheContext};
+use crate::analysis::warnings::{self, is_memory_filesystem, warnings, CacheContext};
 use crate::engine::preflight;
 use crate::engine::workdir::WorkDir;
 use crate::engine::{self, caches, Cell, Observer, Plan, Stop};
@@ -13,10 +14,9 @@ use crate::report::journal::Journal;
 use crate::report::progress::Progress;
 use crate::report::{grid, table};
 use crate::result::{Document, RunRecord, TestKey, TestResult, ToolInfo, SCHEMA};
-use crate::target::local::LocalTarget;
 use crate::target::{IoSettings, OpenMode, Target, TargetInfo};
 use crate::units::format_size;
-use crate::workload::AccessParams;
+use crate::workload::{AccessParams, TestKind};
 use serde_json::json;
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
@@ -39,7 +39,9 @@ enum Layout {
 pub fn run(args: RunArgs) -> Result<(), Failure> {
     let method = &args.method;
     check_method(method)?;
-    let target = open_local(args.path.as_deref(), method)?;
+    let target = targets::open(args.target.as_deref(), method)?;
+    let target = target.as_ref();
+    let (tests, unsupported) = supported_tests(target, method)?;
     if args.file_size == Some(0) {
         return Err(Failure::bad_input("--file-size must be at least 1 byte."));
     }
@@ -55,9 +57,8 @@ pub fn run(args: RunArgs) -> Result<(), Failure> {
         )));
     }
     let smallest = args.record_size.unwrap_or(1 << 20);
-    let fit = fit_space(&target, method, wanted, args.file_size.is_some(), smallest)?;
-    let cells = method
-        .tests
+    let fit = fit_space(target, method, wanted, args.file_size.is_some(), smallest)?;
+    let cells = tests
         .iter()
         .map(|&test| Cell {
             test,
@@ -72,13 +73,16 @@ pub fn run(args: RunArgs) -> Result<(), Failure> {
         "file_size": fit.file_size,
         "record_size": args.record_size,
     });
-    session(&target, plan(method, cells)?, method, config, Layout::Forms)
+    let plan = plan(method, cells)?;
+    session(target, plan, method, config, unsupported, Layout::Forms)
 }
 
 pub fn matrix(args: MatrixArgs) -> Result<(), Failure> {
     let method = &args.method;
     check_method(method)?;
-    let target = open_local(args.path.as_deref(), method)?;
+    let target = targets::open(args.target.as_deref(), method)?;
+    let target = target.as_ref();
+    let (tests, unsupported) = supported_tests(target, method)?;
     let (files, records) = (&args.file_sizes.0, &args.record_sizes.0);
     let largest_file = *files.iter().max().expect("a range has at least one size");
     let smallest_record = *records.iter().min().expect("a range has at least one size");
@@ -89,12 +93,12 @@ pub fn matrix(args: MatrixArgs) -> Result<(), Failure> {
             format_size(largest_file)
         )));
     }
-    fit_space(&target, method, largest_file, true, smallest_record)?;
+    fit_space(target, method, largest_file, true, smallest_record)?;
     // iozone -a order: for each file size, for each record size, every test
     let mut cells = Vec::new();
     for &file_size in files {
         for &record_size in records.iter().filter(|&&r| r <= file_size) {
-            cells.extend(method.tests.iter().map(|&test| Cell {
+            cells.extend(tests.iter().map(|&test| Cell {
                 test,
                 file_size,
                 record_size,
@@ -106,16 +110,12 @@ pub fn matrix(args: MatrixArgs) -> Result<(), Failure> {
         "file_sizes": files,
         "record_sizes": records,
     });
-    session(&target, plan(method, cells)?, method, config, Layout::Grids)
+    let plan = plan(method, cells)?;
+    session(target, plan, method, config, unsupported, Layout::Grids)
 }
 
 /// Checks the settings that need no target.
 fn check_method(method: &MethodArgs) -> Result<(), Failure> {
-    if method.qd > 1 && method.engine != crate::target::local::LocalEngine::IoUring {
-        return Err(Failure::bad_input(
-            "--qd above 1 needs --engine io_uring (psync has one request in flight).",
-        ));
-    }
     if method.drop_caches && !caches::can_drop_caches() {
         return Err(Failure::bad_input(
             "--drop-caches needs root, as the kernel only lets root drop the page cache.",
@@ -124,27 +124,28 @@ fn check_method(method: &MethodArgs) -> Result<(), Failure> {
     Ok(())
 }
 
-fn open_local(path: Option<&Path>, method: &MethodArgs) -> Result<LocalTarget, Failure> {
-    let path = path.unwrap_or(Path::new("."));
-    let shown = path.display();
-    match std::fs::metadata(path) {
-        Err(e) if e.kind() == io::ErrorKind::NotFound => {
-            return Err(Failure::bad_input(format!("{shown} does not exist.")))
-        }
-        Err(e) => return Err(Failure::bad_input(format!("cannot use {shown}: {e}."))),
-        Ok(meta) if !meta.is_dir() => {
-            return Err(Failure::bad_input(format!(
-                "{shown} is not a directory; give the directory to benchmark in."
-            )))
-        }
-        Ok(_) => {}
+/// Splits the asked tests into those the target can run and those it cannot.
+fn supported_tests(
+    target: &dyn Target,
+    method: &MethodArgs,
+) -> Result<(Vec<TestKind>, Vec<TestKind>), Failure> {
+    let random_access = target.capabilities().random_access;
+    let (runnable, unsupported): (Vec<TestKind>, Vec<TestKind>) = method
+        .tests
+        .iter()
+        .partition(|test| random_access || !test.needs_random_access());
+    if runnable.is_empty() {
+        return Err(Failure::bad_input(format!(
+            "none of the tests can run on {} targets, which have no random access; try \
+             --tests write,read.",
+            target.info().protocol
+        )));
     }
-    LocalTarget::new(path, method.engine)
-        .map_err(|e| Failure::bad_input(format!("cannot use {shown}: {e}.")))
+    Ok((runnable, unsupported))
 }
 
 fn fit_space(
-    target: &LocalTarget,
+    target: &dyn Target,
     method: &MethodArgs,
     file_size: u64,
     chosen: bool,
@@ -184,6 +185,7 @@ fn plan(method: &MethodArgs, cells: Vec<Cell>) -> Result<Plan, Failure> {
         queue_depth: method.qd as usize,
         fsync: method.fsync,
         drop_caches: method.drop_caches,
+        verify: method.verify,
         params: AccessParams {
             stride: method.stride,
             read_pct: method.read_pct,
@@ -222,19 +224,21 @@ impl Observer for Recording<'_> {
 
 /// Measures a validated plan and reports it; the work directory is the first thing written.
 fn session(
-    target: &LocalTarget,
+    target: &dyn Target,
     plan: Plan,
     method: &MethodArgs,
     mut config: serde_json::Value,
+    unsupported: Vec<TestKind>,
     layout: Layout,
 ) -> Result<(), Failure> {
+    let info = target.info();
     let stop = install_stop_signals()?;
     let run_id = new_run_id();
     let started = now();
     let mut workdir = WorkDir::create(target, &run_id, method.keep).map_err(|e| {
         Failure::bad_input(format!(
             "cannot create the work directory in {}: {e}.",
-            target.root().display()
+            info.url
         ))
     })?;
     if plan.direct {
@@ -250,7 +254,6 @@ fn session(
 
     fill_config(&mut config, method, &plan, &run_id, &journal_path);
     let host = HostInfo::current();
-    let info = target.info();
     journal
         .append(&json!({
             "kind": "start", "schema": SCHEMA, "run_id": run_id, "started": started,
@@ -271,8 +274,9 @@ fn session(
     progress.clear();
     let cleanup = if workdir.kept() {
         progress.say(&format!(
-            "sharebench: benchmark files kept in {}",
-            target.root().join(workdir.name()).display()
+            "sharebench: benchmark files kept in {}/{}",
+            info.url.trim_end_matches('/'),
+            workdir.name()
         ));
         Ok(())
     } else {
@@ -289,6 +293,7 @@ fn session(
         direct: plan.direct,
         drop_caches: plan.drop_caches,
         fsync: plan.fsync,
+        remote: info.protocol != "local",
         memory_filesystem: info
             .parameters
             .get("filesystem")
@@ -306,7 +311,10 @@ fn session(
         host,
         target: info.clone(),
         config,
-        warnings: warnings(&measured.tests, cache),
+        warnings: warnings::unsupported(&unsupported, &info.protocol)
+            .into_iter()
+            .chain(warnings(&measured.tests, cache))
+            .collect(),
         tests: measured.tests,
         baselines: Vec::new(),
         metrics: Default::default(),
@@ -335,8 +343,9 @@ fn session(
             written?;
             cleanup.map_err(|e| {
                 Failure::failed(format!(
-                    "the benchmark files could not all be removed from {}: {e}.",
-                    target.root().join(workdir.name()).display()
+                    "the benchmark files could not all be removed from {}/{}: {e}.",
+                    info.url.trim_end_matches('/'),
+                    workdir.name()
                 ))
             })
         }
@@ -345,21 +354,22 @@ fn session(
 
 /// Opens a first benchmark file with O_DIRECT, so a filesystem without it (tmpfs) is bad input
 /// found before anything is measured or journaled.
-fn probe_direct(target: &LocalTarget, workdir: &mut WorkDir) -> Result<(), Failure> {
+fn probe_direct(target: &dyn Target, workdir: &mut WorkDir) -> Result<(), Failure> {
     let io = IoSettings {
         max_io: 4096,
         queue_depth: 1,
         direct: true,
+        verify: false,
     };
     match target.open(&workdir.worker_file(0), OpenMode::Create, io) {
         Ok(_) => Ok(()),
         Err(e) if e.kind() == io::ErrorKind::Unsupported => Err(Failure::bad_input(format!(
             "{} is on a filesystem that does not support --direct (O_DIRECT).",
-            target.root().display()
+            target.info().url
         ))),
         Err(e) => Err(Failure::bad_input(format!(
             "cannot create a benchmark file in {}: {e}.",
-            target.root().display()
+            target.info().url
         ))),
     }
 }
@@ -383,6 +393,7 @@ fn fill_config(
         "warmup": plan.warmup,
         "runs": plan.runs,
         "drop_caches": plan.drop_caches,
+        "verify": plan.verify,
         "keep": method.keep,
         "stride": plan.params.stride,
         "read_pct": plan.params.read_pct,
@@ -418,23 +429,27 @@ fn terminal_report(document: &Document, method: &MethodArgs, layout: Layout) -> 
 
 fn header(document: &Document, method: &MethodArgs) -> String {
     let TargetInfo {
-        url, parameters, ..
+        url,
+        protocol,
+        parameters,
     } = &document.target;
-    let fs = parameters.get("filesystem").map_or("", String::as_str);
+    let mut described: Vec<String> = parameters
+        .iter()
+        .filter(|(key, _)| key.as_str() != "banner")
+        .map(|(key, value)| format!("{key} {value}"))
+        .collect();
+    if method.qd > 1 {
+        described.push(format!("QD {}", method.qd));
+    }
     let host = &document.host;
     format!(
-        "sharebench {} ({}) · run {} · {}\ntarget {url} ({fs}) · engine {}{} · host {}, {} CPUs, \
-         {} RAM, kernel {}\nmethod: {} warm-up + {} counted run(s) per test\n{UNITS_LINE}\n",
+        "sharebench {} ({}) · run {} · {}\ntarget {url} ({protocol}: {}) · host {}, {} CPUs, {} \
+         RAM, kernel {}\nmethod: {} warm-up + {} counted run(s) per test\n{UNITS_LINE}\n",
         document.tool.version,
         document.tool.git_rev,
         document.run_id,
         document.started,
-        method.engine.name(),
-        if method.qd > 1 {
-            format!(" QD {}", method.qd)
-        } else {
-            String::new()
-        },
+        described.join(", "),
         host.hostname,
         host.cpus,
         format_size(host.ram),

@@ -3,6 +3,7 @@
 mod args;
 mod lab;
 mod measure;
+mod targets;
 
 use args::{Cli, Command};
 use clap::error::ErrorKind;
@@ -36,6 +37,14 @@ impl Failure {
             message: message.into(),
         }
     }
+
+    /// An exit code passed through from a command that has already said why it failed.
+    pub fn quiet(code: i32) -> Failure {
+        Failure {
+            code,
+            message: String::new(),
+        }
+    }
 }
 
 /// Runs the command line and returns the process exit code.
@@ -62,7 +71,9 @@ pub fn main() -> i32 {
     match outcome {
         Ok(()) => 0,
         Err(failure) => {
-            eprintln!("sharebench: {}", failure.message);
+            if !failure.message.is_empty() {
+                eprintln!("sharebench: {}", failure.message);
+            }
             failure.code
         }
     }

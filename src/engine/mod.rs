@@ -37,6 +37,9 @@ pub struct Plan {
     /// Count flush (fsync) in the timing of writing tests, like iozone -e.
     pub fsync: bool,
     pub drop_caches: bool,
+    /// Check every block read against what was written (and fill files with the test's own
+    /// record size so the layouts match).
+    pub verify: bool,
     pub params: AccessParams,
 }
 

@@ -133,6 +133,7 @@ fn set_up(
         max_io: cell.record_size as usize,
         queue_depth: plan.queue_depth,
         direct: plan.direct,
+        verify: plan.verify,
     };
     if !cell.test.needs_file() {
         // "write" measures a new file: its allocation is part of the cost
@@ -142,8 +143,14 @@ fn set_up(
         }
         return target.open(path, OpenMode::Create, io);
     }
-    if target.file_size(path)? != Some(cell.file_size) {
-        fill(target, path, cell.file_size, io, stop)?;
+    if target.file_size(path)? != Some(cell.file_size) || plan.verify {
+        // a verified read must find the layout its own record size writes
+        let record = if plan.verify {
+            cell.record_size
+        } else {
+            fill_record(cell.file_size)
+        };
+        fill(target, path, cell.file_size, record, io, stop)?;
     }
     let mut handle = target.open(path, OpenMode::Existing, io)?;
     if cell.test == TestKind::Reread {
@@ -154,18 +161,24 @@ fn set_up(
     Ok(handle)
 }
 
-/// Writes a whole file of `size` bytes and makes it durable, so later tests start from disk.
+/// The largest power of two up to 1 MiB that divides `size`, so a fill writes every byte.
+fn fill_record(size: u64) -> u64 {
+    FILL_RECORD.min(1 << size.trailing_zeros().min(63))
+}
+
+/// Writes a whole file of `size` bytes in `record`-byte requests and makes it durable, so later
+/// tests start from disk.
 fn fill(
     target: &dyn Target,
     path: &str,
     size: u64,
+    record: u64,
     io: IoSettings,
     stop: &AtomicBool,
 ) -> io::Result<()> {
-    // the largest power of two up to 1 MiB that divides the size, so every byte is written
-    let record = FILL_RECORD.min(1 << size.trailing_zeros().min(63));
     let io = IoSettings {
         max_io: record as usize,
+        verify: false,
         ..io
     };
     let mut handle = target.open(path, OpenMode::Create, io)?;

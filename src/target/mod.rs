@@ -5,8 +5,11 @@
 //! runs unchanged on a local directory or a share.
 
 pub mod buffer;
+pub mod credentials;
+pub mod ftp;
 pub mod local;
 pub mod payload;
+pub mod url;
 
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -73,6 +76,8 @@ pub struct IoSettings {
     pub queue_depth: usize,
     /// Bypass the page cache.
     pub direct: bool,
+    /// Check every block read against what sharebench writes.
+    pub verify: bool,
 }
 
 /// What a target reports about itself for the result document (never a secret).

@@ -34,6 +34,45 @@ pub fn stamp(buf: &mut [u8], file_offset: u64) {
     }
 }
 
+/// Checks data read back against what sharebench writes (`--verify`, like iozone -V). A file
+/// passes when it was written with the same record size it is read with, since each request
+/// carries the base pattern from its own start.
+pub struct Checker {
+    base: Vec<u8>,
+}
+
+impl Checker {
+    pub fn new(max_io: usize) -> Checker {
+        let mut base = vec![0; max_io];
+        fill_base(&mut base);
+        Checker { base }
+    }
+
+    /// Fails with `InvalidData`, naming the first 4 KiB block that differs.
+    pub fn check(&self, data: &[u8], file_offset: u64) -> std::io::Result<()> {
+        for (i, block) in data.chunks(STAMP_EVERY).enumerate() {
+            let at = i * STAMP_EVERY;
+            let base = &self.base[at..at + block.len()];
+            let intact = if block.len() >= STAMP_LEN {
+                block[..STAMP_LEN] == (file_offset + at as u64).to_le_bytes()
+                    && block[STAMP_LEN..] == base[STAMP_LEN..]
+            } else {
+                block == base
+            };
+            if !intact {
+                return Err(std::io::Error::new(
+                    std::io::ErrorKind::InvalidData,
+                    format!(
+                        "the data read at offset {} is not what was written there",
+                        file_offset + at as u64
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
 /// The exact bytes a request of `len` bytes at `file_offset` writes.
 pub fn expected(file_offset: u64, len: usize) -> Vec<u8> {
     let mut buf = vec![0; len];
@@ -62,6 +101,22 @@ mod tests {
         assert_ne!(buf[..STAMP_EVERY], buf[STAMP_EVERY..]);
         let distinct: std::collections::HashSet<u8> = buf.iter().copied().collect();
         assert!(distinct.len() > 250, "bytes look random");
+    }
+
+    #[test]
+    fn the_checker_passes_what_was_written_and_names_the_first_bad_block() {
+        let checker = Checker::new(3 * STAMP_EVERY);
+        let mut data = expected(1 << 20, 3 * STAMP_EVERY);
+        checker.check(&data, 1 << 20).unwrap();
+        let moved = checker.check(&data, 2 << 20).unwrap_err();
+        assert!(moved.to_string().contains("offset 2097152"), "{moved}");
+        data[STAMP_EVERY + 100] ^= 1;
+        let flipped = checker.check(&data, 1 << 20).unwrap_err();
+        assert_eq!(flipped.kind(), std::io::ErrorKind::InvalidData);
+        assert!(flipped
+            .to_string()
+            .contains(&format!("offset {}", (1 << 20) + STAMP_EVERY)));
+        checker.check(&expected(5, 4)[..], 5).unwrap();
     }
 
     #[test]

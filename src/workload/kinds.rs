@@ -116,6 +116,12 @@ impl TestKind {
         )
     }
 
+    /// True for tests that need to read or write at any offset (all but write and read), which
+    /// a streaming protocol such as FTP cannot do.
+    pub fn needs_random_access(self) -> bool {
+        !matches!(self, TestKind::Write | TestKind::Read)
+    }
+
     /// True for tests that measure the cache by design: caches are never dropped before them.
     pub fn is_cache_test(self) -> bool {
         matches!(self, TestKind::Reread | TestKind::RecordRewrite)

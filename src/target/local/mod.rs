@@ -146,12 +146,13 @@ impl Target for LocalTarget {
             payload::fill_base(&mut buf);
             buf
         };
+        let checker = io.verify.then(|| payload::Checker::new(io.max_io));
         Ok(match self.engine {
-            LocalEngine::Psync => Box::new(psync::PsyncHandle::new(file, new_buffer())),
+            LocalEngine::Psync => Box::new(psync::PsyncHandle::new(file, new_buffer(), checker)),
             LocalEngine::IoUring => {
                 let depth = io.queue_depth.clamp(1, uring::MAX_QUEUE_DEPTH);
                 let buffers = (0..depth).map(|_| new_buffer()).collect();
-                Box::new(uring::UringHandle::new(file, buffers)?)
+                Box::new(uring::UringHandle::new(file, buffers, checker)?)
             }
         })
     }

@@ -12,11 +12,12 @@ use std::time::Instant;
 pub struct PsyncHandle {
     file: File,
     buf: AlignedBuf,
+    checker: Option<payload::Checker>,
 }
 
 impl PsyncHandle {
-    pub fn new(file: File, buf: AlignedBuf) -> PsyncHandle {
-        PsyncHandle { file, buf }
+    pub fn new(file: File, buf: AlignedBuf, checker: Option<payload::Checker>) -> PsyncHandle {
+        PsyncHandle { file, buf, checker }
     }
 }
 
@@ -46,6 +47,9 @@ impl Handle for PsyncHandle {
                         e
                     }
                 })?;
+                if let Some(checker) = &self.checker {
+                    checker.check(buf, op.offset)?;
+                }
             }
             let finished = Instant::now();
             sink.completed(&op, (finished - started).as_nanos() as u64);

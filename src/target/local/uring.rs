@@ -22,10 +22,15 @@ pub struct UringHandle {
     /// The request occupying each buffer slot and when it was issued.
     in_flight: Vec<Option<(Op, Instant)>>,
     free: Vec<usize>,
+    checker: Option<payload::Checker>,
 }
 
 impl UringHandle {
-    pub fn new(file: File, mut buffers: Vec<AlignedBuf>) -> io::Result<UringHandle> {
+    pub fn new(
+        file: File,
+        mut buffers: Vec<AlignedBuf>,
+        checker: Option<payload::Checker>,
+    ) -> io::Result<UringHandle> {
         let depth = buffers.len();
         let ring = IoUring::new(depth.next_power_of_two() as u32).map_err(|e| {
             io::Error::new(
@@ -49,6 +54,7 @@ impl UringHandle {
             buffers,
             in_flight: vec![None; depth],
             free: (0..depth).rev().collect(),
+            checker,
         })
     }
 
@@ -106,6 +112,13 @@ impl UringHandle {
                 } else {
                     short_read(op.offset)
                 }));
+            } else if let Some(Err(e)) = self
+                .checker
+                .as_ref()
+                .filter(|_| !op.write)
+                .map(|checker| checker.check(&self.buffers[slot][..op.len], op.offset))
+            {
+                outcome = outcome.and(Err(e));
             } else {
                 sink.completed(&op, (finished - issued).as_nanos() as u64);
             }

@@ -1,0 +1,90 @@
+//! From what the user typed (a path or a URL) to a target, refusing flags that do not apply.
+
+use super::args::MethodArgs;
+use super::Failure;
+use crate::target::credentials;
+use crate::target::ftp::FtpTarget;
+use crate::target::local::{LocalEngine, LocalTarget};
+use crate::target::url::{self, Url};
+use crate::target::Target;
+use std::io;
+use std::path::Path;
+use std::time::Duration;
+
+/// Opens the target named by `spec` (default: the current directory).
+pub fn open(spec: Option<&str>, method: &MethodArgs) -> Result<Box<dyn Target>, Failure> {
+    let spec = spec.unwrap_or(".");
+    if !url::is_url(spec) {
+        return open_local(Path::new(spec), method).map(|t| Box::new(t) as Box<dyn Target>);
+    }
+    let url = Url::parse(spec).map_err(|e| Failure::bad_input(format!("{e}.")))?;
+    let shown = url.redacted();
+    local_only_flags(method, &url.scheme)?;
+    match url.scheme.as_str() {
+        "ftp" => {
+            let password =
+                credentials::password(method.password_file.as_deref(), url.password(), &shown)
+                    .map_err(|e| Failure::bad_input(format!("{e}.")))?;
+            let timeout = Duration::from_secs(method.timeout);
+            FtpTarget::connect(url, password, timeout)
+                .map(|t| Box::new(t) as Box<dyn Target>)
+                .map_err(|e| Failure::bad_input(format!("{shown}: {e}.")))
+        }
+        "smb" | "nfs" => Err(Failure::bad_input(format!(
+            "{}:// targets are not available in this build yet; mount the share and give its \
+             path, or use ftp://.",
+            url.scheme
+        ))),
+        other => Err(Failure::bad_input(format!(
+            "'{other}://' is not a target sharebench knows (paths, ftp://)."
+        ))),
+    }
+}
+
+/// Flags that only mean something for a local path.
+fn local_only_flags(method: &MethodArgs, scheme: &str) -> Result<(), Failure> {
+    let refuse = |flag: &str, why: &str| {
+        Err(Failure::bad_input(format!(
+            "{flag} does not apply to {scheme}:// targets: {why}."
+        )))
+    };
+    if method.direct {
+        return refuse("--direct", "O_DIRECT is a local filesystem flag");
+    }
+    if method.engine != LocalEngine::Psync || method.qd > 1 {
+        return refuse(
+            "--engine and --qd",
+            "they choose how local requests are issued",
+        );
+    }
+    if method.drop_caches {
+        return refuse(
+            "--drop-caches",
+            "it empties this client's cache, not the server's",
+        );
+    }
+    Ok(())
+}
+
+fn open_local(path: &Path, method: &MethodArgs) -> Result<LocalTarget, Failure> {
+    let shown = path.display();
+    if method.qd > 1 && method.engine != LocalEngine::IoUring {
+        return Err(Failure::bad_input(
+            "--qd above 1 needs --engine io_uring (psync has one request in flight).",
+        ));
+    }
+    match std::fs::metadata(path) {
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            return Err(Failure::bad_input(format!("{shown} does not exist.")))
+        }
+        Err(e) => return Err(Failure::bad_input(format!("cannot use {shown}: {e}."))),
+        Ok(meta) if !meta.is_dir() => {
+            return Err(Failure::bad_input(format!(
+                "{shown} is not a directory; give the directory to benchmark in."
+            )))
+        }
+        Ok(_) => {}
+    }
+    LocalTarget::new(path, method.engine)
+        .map_err(|e| Failure::bad_input(format!("cannot use {shown}: {e}.")))
+}

@@ -1,0 +1,172 @@
+//! Helpers shared by the tests that need the lab: a lab of their own, clients run in its client
+//! namespace, random files.
+#![allow(dead_code)] // each test crate uses a different part
+
+use std::collections::HashMap;
+use std::fs;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::{Mutex, MutexGuard};
+use tempfile::TempDir;
+
+/// One lab at a time: a rate measured on 2 cores must not share them with another lab's
+/// transfers.
+static ONE_LAB: Mutex<()> = Mutex::new(());
+
+pub fn one_lab() -> MutexGuard<'static, ()> {
+    ONE_LAB
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+pub fn sharebench(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_sharebench"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+pub fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+pub fn ready() -> bool {
+    // SAFETY: geteuid has no preconditions.
+    let root = unsafe { libc::geteuid() } == 0;
+    if !root {
+        eprintln!("skipped: the lab needs root");
+    }
+    root
+}
+
+/// A lab directory of its own, under a parent the lab user may enter.
+pub struct Lab {
+    _parent: TempDir,
+    pub dir: PathBuf,
+}
+
+impl Lab {
+    pub fn new() -> Lab {
+        let parent = tempfile::tempdir().unwrap();
+        fs::set_permissions(parent.path(), fs::Permissions::from_mode(0o755)).unwrap();
+        let dir = parent.path().join("lab");
+        Lab {
+            _parent: parent,
+            dir,
+        }
+    }
+
+    pub fn dir(&self) -> &str {
+        self.dir.to_str().unwrap()
+    }
+
+    pub fn run(&self, command: &str, extra: &[&str]) -> Output {
+        let mut args = vec!["lab", command, "--dir", self.dir()];
+        args.extend(extra);
+        sharebench(&args)
+    }
+
+    pub fn up(&self, extra: &[&str]) {
+        let out = self.run("up", extra);
+        assert!(out.status.success(), "lab up: {}", text(&out.stderr));
+    }
+
+    pub fn env(&self) -> HashMap<String, String> {
+        let out = self.run("env", &[]);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        text(&out.stdout)
+            .lines()
+            .map(|line| {
+                let (key, value) = line.split_once('=').expect("KEY=VALUE");
+                let value = value
+                    .strip_prefix('\'')
+                    .unwrap()
+                    .strip_suffix('\'')
+                    .unwrap();
+                (key.to_string(), value.replace("'\\''", "'"))
+            })
+            .collect()
+    }
+
+    /// Runs a client in the client namespace; panics with its output when it fails.
+    pub fn client(&self, command: &[&str], env: &[(&str, &str)]) -> Output {
+        let mut args = vec!["lab", "exec", "--dir", self.dir(), "--"];
+        args.extend(command);
+        let out = Command::new(env!("CARGO_BIN_EXE_sharebench"))
+            .args(&args)
+            .envs(env.iter().copied())
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{command:?} failed: {}{}",
+            text(&out.stdout),
+            text(&out.stderr)
+        );
+        out
+    }
+
+    /// curl in the client namespace as the lab user.
+    pub fn curl(&self, env: &HashMap<String, String>, args: &[&str]) -> Output {
+        let user = format!("{}:{}", env["SHAREBENCH_USER"], env["SHAREBENCH_PASSWORD"]);
+        let mut command = vec!["curl", "-sS", "-u", &user];
+        command.extend(args);
+        self.client(&command, &[])
+    }
+
+    pub fn pids(&self) -> Vec<(String, i32)> {
+        let state: serde_json::Value =
+            serde_json::from_str(&fs::read_to_string(self.dir.join("lab.json")).unwrap()).unwrap();
+        state["services"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| {
+                (
+                    s["name"].as_str().unwrap().to_string(),
+                    s["process"]["pid"].as_i64().unwrap() as i32,
+                )
+            })
+            .collect()
+    }
+
+    pub fn namespaces(&self) -> Vec<String> {
+        let state: serde_json::Value =
+            serde_json::from_str(&fs::read_to_string(self.dir.join("lab.json")).unwrap()).unwrap();
+        let ns = &state["netns"];
+        vec![
+            ns["server"].as_str().unwrap().to_string(),
+            ns["client"].as_str().unwrap().to_string(),
+        ]
+    }
+}
+
+pub fn alive(pid: i32) -> bool {
+    fs::read_to_string(format!("/proc/{pid}/stat"))
+        .map(|stat| {
+            let state = stat
+                .rsplit_once(')')
+                .unwrap()
+                .1
+                .split_whitespace()
+                .next()
+                .unwrap();
+            state != "Z"
+        })
+        .unwrap_or(false)
+}
+
+pub fn random_file(dir: &Path, name: &str, len: usize) -> PathBuf {
+    let mut data = vec![0u8; len];
+    let mut state = 0x1234_5678_9abc_def0u64 ^ len as u64;
+    for byte in data.iter_mut() {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        *byte = state as u8;
+    }
+    let path = dir.join(name);
+    fs::write(&path, data).unwrap();
+    path
+}

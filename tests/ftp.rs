@@ -1,0 +1,393 @@
+//! The FTP target against the lab's vsftpd, cross-checked with curl both ways.
+
+mod common;
+
+use common::*;
+use serde_json::Value;
+use sharebench::target::credentials::Secret;
+use sharebench::target::ftp::FtpTarget;
+use sharebench::target::url::Url;
+use sharebench::target::{payload, Discard, IoSettings, OpenMode, Target};
+use sharebench::workload::{AccessParams, TestKind};
+use std::fs;
+use std::os::fd::AsRawFd;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::sync::atomic::AtomicBool;
+use std::time::{Duration, Instant};
+
+const RECORD: usize = 64 << 10;
+
+/// Runs sharebench in the lab's client namespace.
+fn sharebench_in_lab(lab: &Lab, args: &[&str]) -> std::process::Output {
+    let mut command = vec![
+        "lab",
+        "exec",
+        "--dir",
+        lab.dir(),
+        "--",
+        env!("CARGO_BIN_EXE_sharebench"),
+    ];
+    command.extend(args);
+    sharebench(&command)
+}
+
+fn json(path: &Path) -> Value {
+    serde_json::from_str(&fs::read_to_string(path).unwrap()).unwrap()
+}
+
+fn work_dirs(data: &Path) -> Vec<String> {
+    fs::read_dir(data)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with(".sharebench-"))
+        .collect()
+}
+
+#[test]
+fn ftp_runs_write_and_read_and_reports_the_rest_unsupported() {
+    if !ready() {
+        return;
+    }
+    let _one = one_lab();
+    let lab = Lab::new();
+    lab.up(&[]);
+    let env = lab.env();
+    let out_dir = tempfile::tempdir().unwrap();
+    let result = out_dir.path().join("ftp.json");
+    let out = sharebench_in_lab(
+        &lab,
+        &[
+            "run",
+            &env["SHAREBENCH_FTP_URL"],
+            "--file-size",
+            "32M",
+            "--runs",
+            "3",
+            "--tests",
+            "write,read,random-read",
+            "--verify",
+            "--json",
+            result.to_str().unwrap(),
+        ],
+    );
+    // the password came from SHAREBENCH_PASSWORD, set by lab exec
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let doc = json(&result);
+    assert_eq!(doc["status"], "complete");
+    assert_eq!(doc["target"]["protocol"], "ftp");
+    assert!(doc["target"]["parameters"]["banner"].as_str().is_some());
+    let names: Vec<&str> = doc["tests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["test"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["write", "read"]);
+    for test in doc["tests"].as_array().unwrap() {
+        assert_eq!(test["runs"].as_array().unwrap().len(), 3);
+        assert!(test["summary"]["mean"].as_f64().unwrap() > 0.0);
+    }
+    let unsupported: Vec<&Value> = doc["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|w| w["kind"] == "unsupported")
+        .collect();
+    assert_eq!(unsupported.len(), 1);
+    assert_eq!(unsupported[0]["test"], "random-read");
+    let everything = fs::read_to_string(&result).unwrap() + &text(&out.stdout) + &text(&out.stderr);
+    let journal = fs::read_to_string(out_dir.path().join("ftp.journal.jsonl")).unwrap();
+    for text in [everything, journal] {
+        assert!(
+            !text.contains(&env["SHAREBENCH_PASSWORD"]),
+            "the password leaked"
+        );
+    }
+    assert!(
+        work_dirs(Path::new(&env["SHAREBENCH_DATA_DIR"])).is_empty(),
+        "work files left on the server"
+    );
+    assert!(lab.run("down", &[]).status.success());
+}
+
+/// Runs `work` on a thread inside the lab's client namespace.
+fn in_client_namespace<T: Send + 'static>(
+    lab: &Lab,
+    work: impl FnOnce() -> T + Send + 'static,
+) -> T {
+    let namespace = fs::File::open(Path::new("/run/netns").join(&lab.namespaces()[1])).unwrap();
+    std::thread::spawn(move || {
+        // SAFETY: a namespace fd; CLONE_NEWNET changes only this thread.
+        assert_eq!(
+            unsafe { libc::setns(namespace.as_raw_fd(), libc::CLONE_NEWNET) },
+            0
+        );
+        work()
+    })
+    .join()
+    .unwrap()
+}
+
+#[test]
+fn ftp_data_crosses_with_curl_both_ways() {
+    if !ready() {
+        return;
+    }
+    let _one = one_lab();
+    let lab = Lab::new();
+    lab.up(&[]);
+    let env = lab.env();
+    let data = Path::new(&env["SHAREBENCH_DATA_DIR"]).to_path_buf();
+    let ftp = env["SHAREBENCH_FTP_URL"].clone();
+
+    // sharebench writes, curl reads back
+    let out = sharebench_in_lab(
+        &lab,
+        &[
+            "run",
+            &ftp,
+            "--tests",
+            "write",
+            "--file-size",
+            "2M",
+            "--record-size",
+            "64K",
+            "--runs",
+            "1",
+            "--warmup",
+            "0",
+            "--keep",
+        ],
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let work = work_dirs(&data);
+    assert_eq!(work.len(), 1);
+    let local = tempfile::tempdir().unwrap();
+    let fetched = local.path().join("fetched.bin");
+    lab.curl(
+        &env,
+        &[
+            "-o",
+            fetched.to_str().unwrap(),
+            &format!("{ftp}{}/worker-0.dat", work[0]),
+        ],
+    );
+    let bytes = fs::read(&fetched).unwrap();
+    assert_eq!(bytes.len(), 2 << 20);
+    for (i, record) in bytes.chunks(RECORD).enumerate() {
+        assert!(
+            record == payload::expected((i * RECORD) as u64, RECORD).as_slice(),
+            "record {i}"
+        );
+    }
+
+    // curl writes, sharebench reads back (verified), and a flipped byte is caught
+    let expected: Vec<u8> = (0..16)
+        .flat_map(|i| payload::expected((i * RECORD) as u64, RECORD))
+        .collect();
+    let mut corrupt = expected.clone();
+    corrupt[7 * RECORD + 4096 + 9] ^= 1;
+    for (name, content) in [("from-curl.bin", &expected), ("corrupt.bin", &corrupt)] {
+        let file = local.path().join(name);
+        fs::write(&file, content).unwrap();
+        lab.curl(
+            &env,
+            &["-T", file.to_str().unwrap(), &format!("{ftp}{name}")],
+        );
+    }
+    let url = Url::parse(&ftp).unwrap();
+    let password = Secret::new(env["SHAREBENCH_PASSWORD"].clone());
+    let outcomes = in_client_namespace(&lab, move || {
+        let target = FtpTarget::connect(url, password, Duration::from_secs(10)).unwrap();
+        let io = IoSettings {
+            max_io: RECORD,
+            queue_depth: 1,
+            direct: false,
+            verify: true,
+        };
+        ["from-curl.bin", "corrupt.bin"].map(|name| {
+            let mut handle = target.open(name, OpenMode::Existing, io).unwrap();
+            let mut ops = TestKind::Read.ops(
+                16 * RECORD as u64,
+                RECORD as u64,
+                AccessParams::default(),
+                0,
+            );
+            handle
+                .execute(&mut ops, &mut Discard, &AtomicBool::new(false))
+                .map_err(|e| e.to_string())
+        })
+    });
+    assert_eq!(outcomes[0], Ok(()), "what curl wrote reads back intact");
+    let error = outcomes[1].clone().unwrap_err();
+    assert!(
+        error.contains(&format!("offset {}", 7 * RECORD + 4096)),
+        "{error}"
+    );
+    assert!(lab.run("down", &[]).status.success());
+}
+
+#[test]
+fn ftp_bad_input_is_one_sentence_and_writes_nothing() {
+    if !ready() {
+        return;
+    }
+    let _one = one_lab();
+    let lab = Lab::new();
+    lab.up(&[]);
+    let env = lab.env();
+    let addr = &env["SHAREBENCH_SERVER_ADDR"];
+    let user = &env["SHAREBENCH_USER"];
+    let open_file = tempfile::NamedTempFile::new().unwrap();
+    fs::write(open_file.path(), "whatever\n").unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    fs::set_permissions(open_file.path(), fs::Permissions::from_mode(0o644)).unwrap();
+    let cases = [
+        (
+            vec![format!("ftp://{user}:wrong@{addr}/")],
+            "refused the login of sharebench",
+        ),
+        (vec![format!("ftp://{user}@{addr}:2121/")], "cannot connect"),
+        (
+            vec![format!("ftp://{user}@{addr}/no/such/dir")],
+            "is not there",
+        ),
+        (
+            vec![env["SHAREBENCH_FTP_URL"].clone(), "--direct".into()],
+            "--direct does not apply",
+        ),
+        (
+            vec![
+                env["SHAREBENCH_FTP_URL"].clone(),
+                "--tests".into(),
+                "random-read".into(),
+            ],
+            "none of the tests can run",
+        ),
+        (
+            vec![
+                env["SHAREBENCH_FTP_URL"].clone(),
+                "--password-file".into(),
+                open_file.path().to_str().unwrap().into(),
+            ],
+            "chmod 600",
+        ),
+    ];
+    for (args, says) in cases {
+        let mut all = vec!["run".to_string()];
+        all.extend(args.iter().cloned());
+        all.extend(["--file-size".into(), "1M".into()]);
+        let all: Vec<&str> = all.iter().map(String::as_str).collect();
+        // lab exec sets SHAREBENCH_PASSWORD; a password in the URL beats it
+        let mut command = Command::new(env!("CARGO_BIN_EXE_sharebench"));
+        command
+            .args([
+                "lab",
+                "exec",
+                "--dir",
+                lab.dir(),
+                "--",
+                env!("CARGO_BIN_EXE_sharebench"),
+            ])
+            .args(&all);
+        let out = command.output().unwrap();
+        let stderr = text(&out.stderr);
+        let ours: Vec<&str> = stderr
+            .lines()
+            .filter(|l| !l.contains("exited with code"))
+            .collect();
+        assert_eq!(out.status.code(), Some(2), "{all:?}: {stderr}");
+        assert_eq!(ours.len(), 1, "{all:?}: {stderr}");
+        assert!(
+            ours[0].contains(says),
+            "{all:?}: expected '{says}' in {stderr}"
+        );
+        assert!(
+            !stderr.contains(&env["SHAREBENCH_PASSWORD"]),
+            "{all:?} leaked the password"
+        );
+        assert!(!stderr.contains(":wrong@"), "{all:?} showed a URL password");
+    }
+    assert!(work_dirs(Path::new(&env["SHAREBENCH_DATA_DIR"])).is_empty());
+    assert!(lab.run("down", &[]).status.success());
+}
+
+#[test]
+fn ftp_server_stopped_mid_run_ends_with_a_sentence_and_keeps_the_journal() {
+    if !ready() {
+        return;
+    }
+    let _one = one_lab();
+    let lab = Lab::new();
+    lab.up(&[]);
+    let env = lab.env();
+    let out_dir = tempfile::tempdir().unwrap();
+    let journal = out_dir.path().join("j.jsonl");
+    let child = Command::new(env!("CARGO_BIN_EXE_sharebench"))
+        .args([
+            "lab",
+            "exec",
+            "--dir",
+            lab.dir(),
+            "--",
+            env!("CARGO_BIN_EXE_sharebench"),
+            "run",
+        ])
+        .args([
+            &env["SHAREBENCH_FTP_URL"],
+            "--tests",
+            "read",
+            "--file-size",
+            "16M",
+            "--runs",
+            "100000",
+            "--warmup",
+            "0",
+            "--timeout",
+            "5",
+            "--journal",
+        ])
+        .arg(&journal)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let runs = |journal: &Path| {
+        fs::read_to_string(journal)
+            .unwrap_or_default()
+            .matches("\"kind\":\"run\"")
+            .count()
+    };
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while runs(&journal) < 2 {
+        assert!(Instant::now() < deadline, "no runs were journaled");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // vsftpd and every session it forked
+    let vsftpd = lab
+        .pids()
+        .into_iter()
+        .find(|(n, _)| n == "vsftpd")
+        .unwrap()
+        .1;
+    // SAFETY: kill() of the process group the lab started.
+    unsafe { libc::kill(-vsftpd, libc::SIGKILL) };
+    let started = Instant::now();
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        started.elapsed() < Duration::from_secs(30),
+        "it hung after the server died"
+    );
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("finished run(s) are kept in"), "{stderr}");
+    let lines: Vec<Value> = fs::read_to_string(&journal)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.last().unwrap()["status"], "failed");
+    assert!(lines.iter().filter(|l| l["kind"] == "run").count() >= 2);
+    assert!(lab.run("down", &[]).status.success());
+}
