@@ -39,9 +39,6 @@ enum Layout {
 pub fn run(args: RunArgs) -> Result<(), Failure> {
     let method = &args.method;
     check_method(method)?;
-    let target = targets::open(args.target.as_deref(), method)?;
-    let target = target.as_ref();
-    let (tests, unsupported) = supported_tests(target, method)?;
     if args.file_size == Some(0) {
         return Err(Failure::bad_input("--file-size must be at least 1 byte."));
     }
@@ -56,6 +53,10 @@ pub fn run(args: RunArgs) -> Result<(), Failure> {
             format_size(wanted)
         )));
     }
+    // the arguments are checked before the target is reached (which may ask for a password)
+    let target = targets::open(args.target.as_deref(), method)?;
+    let target = target.as_ref();
+    let (tests, unsupported) = supported_tests(target, method)?;
     let smallest = args.record_size.unwrap_or(1 << 20);
     let fit = fit_space(target, method, wanted, args.file_size.is_some(), smallest)?;
     let cells = tests
@@ -80,9 +81,6 @@ pub fn run(args: RunArgs) -> Result<(), Failure> {
 pub fn matrix(args: MatrixArgs) -> Result<(), Failure> {
     let method = &args.method;
     check_method(method)?;
-    let target = targets::open(args.target.as_deref(), method)?;
-    let target = target.as_ref();
-    let (tests, unsupported) = supported_tests(target, method)?;
     let (files, records) = (&args.file_sizes.0, &args.record_sizes.0);
     let largest_file = *files.iter().max().expect("a range has at least one size");
     let smallest_record = *records.iter().min().expect("a range has at least one size");
@@ -93,6 +91,9 @@ pub fn matrix(args: MatrixArgs) -> Result<(), Failure> {
             format_size(largest_file)
         )));
     }
+    let target = targets::open(args.target.as_deref(), method)?;
+    let target = target.as_ref();
+    let (tests, unsupported) = supported_tests(target, method)?;
     fit_space(target, method, largest_file, true, smallest_record)?;
     // iozone -a order: for each file size, for each record size, every test
     let mut cells = Vec::new();

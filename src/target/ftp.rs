@@ -107,7 +107,6 @@ fn login(
             socket
                 .set_read_timeout(Some(timeout))
                 .and_then(|()| socket.set_write_timeout(Some(timeout)))
-                .and_then(|()| socket.set_nodelay(true))
                 .map_err(FtpError::ConnectionError)?;
             Ok(socket)
         });
