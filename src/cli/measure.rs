@@ -4,7 +4,7 @@
 use super::args::{MatrixArgs, MethodArgs, RunArgs};
 use super::targets;
 use super::{Failure, EXIT_INTERRUPTED};
-use crate::analysis::warnings::{self, is_memory_filesystem, warnings, CacheContext};
+use crate::analysis::warnings::{self, warnings, CacheContext};
 use crate::engine::preflight;
 use crate::engine::workdir::WorkDir;
 use crate::engine::{self, caches, Cell, Observer, Plan, Stop};
@@ -14,6 +14,7 @@ use crate::report::journal::Journal;
 use crate::report::progress::Progress;
 use crate::report::{grid, table};
 use crate::result::{Document, RunRecord, TestKey, TestResult, ToolInfo, SCHEMA};
+use crate::target::local::is_memory_filesystem;
 use crate::target::{IoSettings, OpenMode, Target, TargetInfo};
 use crate::units::format_size;
 use crate::workload::{AccessParams, TestKind};
@@ -159,8 +160,8 @@ fn fit_space(
         .map_err(|refusal| Failure::bad_input(format!("{refusal}.")))?;
     if let Some(from) = fit.reduced_from {
         eprintln!(
-            "sharebench: file size reduced from {} to {} to leave 5 % of the filesystem free \
-             (choose one with --file-size).",
+            "sharebench: file size reduced from {} to {} so that 5 % of the target's space stays \
+             free (on tmpfs or ramfs, of this machine's memory); choose one with --file-size.",
             format_size(from),
             format_size(fit.file_size)
         );

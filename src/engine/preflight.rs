@@ -38,11 +38,17 @@ pub fn fit(
             reduced_from: None,
         });
     }
+    let files = if workers == 1 {
+        format!("a {} file", format_size(file_size))
+    } else {
+        format!(
+            "{workers} files of {} ({} in all)",
+            format_size(file_size),
+            format_size(needs(file_size))
+        )
+    };
     let refusal = format!(
-        "not enough free space: {} of {} bytes would need {} and leave less than {:.0} % of {} free",
-        if workers == 1 { "a file".to_string() } else { format!("{workers} files") },
-        format_size(file_size),
-        format_size(needs(file_size)),
+        "not enough free space: {files} would leave less than {:.0} % of {} free",
         KEEP_FREE * 100.0,
         format_size(space.total),
     );
@@ -93,7 +99,10 @@ mod tests {
         // 6 GiB free of 100: 5 GiB must stay free, so 1 GiB is usable
         assert!(fit(space(6 * GIB), 1, GIB, true, MIB).is_ok());
         let refusal = fit(space(6 * GIB), 2, GIB, true, MIB).unwrap_err();
-        assert!(refusal.contains("2 files of 1 GiB"), "{refusal}");
+        assert!(
+            refusal.contains("2 files of 1 GiB (2 GiB in all)"),
+            "{refusal}"
+        );
         assert!(refusal.contains("less than 5 % of 100 GiB"), "{refusal}");
     }
 

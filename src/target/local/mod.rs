@@ -9,6 +9,7 @@ mod uring;
 use super::buffer::AlignedBuf;
 use super::payload;
 use super::{Capabilities, Handle, IoSettings, OpenMode, Space, Target, TargetInfo};
+use crate::monitor::host::meminfo;
 use std::collections::BTreeMap;
 use std::fs::{self, File, OpenOptions};
 use std::io;
@@ -96,9 +97,15 @@ impl Target for LocalTarget {
             return Err(io::Error::last_os_error());
         }
         let unit = stat.f_frsize as u64;
-        Ok(Some(Space {
+        let space = Space {
             total: stat.f_blocks as u64 * unit,
             free: stat.f_bavail as u64 * unit,
+        };
+        let in_memory = filesystem_type(&self.root).is_some_and(|fs| is_memory_filesystem(&fs));
+        Ok(Some(if in_memory {
+            memory_capped(space, meminfo("MemAvailable"), meminfo("MemTotal"))
+        } else {
+            space
         }))
     }
 
@@ -158,6 +165,30 @@ impl Target for LocalTarget {
     }
 }
 
+/// Filesystems whose files live in RAM.
+pub fn is_memory_filesystem(fs_type: &str) -> bool {
+    matches!(fs_type, "tmpfs" | "ramfs")
+}
+
+/// The space of a filesystem that lives in RAM: files there take memory, so the machine's
+/// available memory caps what they may use (tmpfs may advertise more than there is; ramfs
+/// advertises nothing).
+fn memory_capped(space: Space, available: Option<u64>, ram: Option<u64>) -> Space {
+    let (Some(available), Some(ram)) = (available, ram) else {
+        return space;
+    };
+    if space.total == 0 {
+        return Space {
+            total: ram,
+            free: available,
+        };
+    }
+    Space {
+        total: space.total.min(ram),
+        free: space.free.min(available),
+    }
+}
+
 /// Makes data durable, as iozone -e and fio's fsync do.
 fn sync(file: &File) -> io::Result<()> {
     file.sync_all()
@@ -187,4 +218,36 @@ fn short_read(offset: u64) -> io::Error {
             "the file ended before offset {offset}: it was changed or truncated during the run"
         ),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const GIB: u64 = 1 << 30;
+
+    #[test]
+    fn memory_filesystems_are_capped_by_available_memory() {
+        let tmpfs = Space {
+            total: 24 * GIB,
+            free: 24 * GIB,
+        };
+        assert_eq!(
+            memory_capped(tmpfs, Some(10 * GIB), Some(16 * GIB)),
+            Space {
+                total: 16 * GIB,
+                free: 10 * GIB
+            }
+        );
+        let ramfs = Space { total: 0, free: 0 };
+        assert_eq!(
+            memory_capped(ramfs, Some(10 * GIB), Some(16 * GIB)),
+            Space {
+                total: 16 * GIB,
+                free: 10 * GIB
+            }
+        );
+        assert_eq!(memory_capped(tmpfs, None, None), tmpfs);
+        assert!(is_memory_filesystem("tmpfs") && !is_memory_filesystem("ext4"));
+    }
 }
