@@ -142,6 +142,16 @@ impl Lab {
     }
 }
 
+/// A failed assertion must not leave servers and namespaces behind: the lab comes down when the
+/// test's `Lab` goes, also while a panic unwinds (and before its directory is deleted).
+impl Drop for Lab {
+    fn drop(&mut self) {
+        if self.dir.join("lab.json").exists() {
+            let _ = self.run("down", &[]);
+        }
+    }
+}
+
 pub fn alive(pid: i32) -> bool {
     fs::read_to_string(format!("/proc/{pid}/stat"))
         .map(|stat| {
