@@ -46,13 +46,9 @@ fn work_dirs(data: &Path) -> Vec<String> {
 
 #[test]
 fn ftp_runs_write_and_read_and_reports_the_rest_unsupported() {
-    if !ready() {
+    let Some((_one, lab, env)) = lab_up(&[]) else {
         return;
-    }
-    let _one = one_lab();
-    let lab = Lab::new();
-    lab.up(&[]);
-    let env = lab.env();
+    };
     let out_dir = tempfile::tempdir().unwrap();
     let result = out_dir.path().join("ftp.json");
     let out = sharebench_in_lab(
@@ -131,13 +127,9 @@ fn in_client_namespace<T: Send + 'static>(
 
 #[test]
 fn ftp_data_crosses_with_curl_both_ways() {
-    if !ready() {
+    let Some((_one, lab, env)) = lab_up(&[]) else {
         return;
-    }
-    let _one = one_lab();
-    let lab = Lab::new();
-    lab.up(&[]);
-    let env = lab.env();
+    };
     let data = Path::new(&env["SHAREBENCH_DATA_DIR"]).to_path_buf();
     let ftp = env["SHAREBENCH_FTP_URL"].clone();
 
@@ -230,13 +222,9 @@ fn ftp_data_crosses_with_curl_both_ways() {
 
 #[test]
 fn ftp_bad_input_is_one_sentence_and_writes_nothing() {
-    if !ready() {
+    let Some((_one, lab, env)) = lab_up(&[]) else {
         return;
-    }
-    let _one = one_lab();
-    let lab = Lab::new();
-    lab.up(&[]);
-    let env = lab.env();
+    };
     let addr = &env["SHAREBENCH_SERVER_ADDR"];
     let user = &env["SHAREBENCH_USER"];
     let open_file = tempfile::NamedTempFile::new().unwrap();
@@ -315,13 +303,9 @@ fn ftp_bad_input_is_one_sentence_and_writes_nothing() {
 
 #[test]
 fn ftp_server_stopped_mid_run_ends_with_a_sentence_and_keeps_the_journal() {
-    if !ready() {
+    let Some((_one, lab, env)) = lab_up(&[]) else {
         return;
-    }
-    let _one = one_lab();
-    let lab = Lab::new();
-    lab.up(&[]);
-    let env = lab.env();
+    };
     let out_dir = tempfile::tempdir().unwrap();
     let journal = out_dir.path().join("j.jsonl");
     let child = Command::new(env!("CARGO_BIN_EXE_sharebench"))

@@ -11,12 +11,9 @@ use std::process::Command;
 
 #[test]
 fn every_protocol_round_trips_and_the_lab_comes_down_clean() {
-    if !ready() {
+    let Some((_one, lab, env)) = lab_up(&[]) else {
         return;
-    }
-    let _one = one_lab();
-    let lab = Lab::new();
-    lab.up(&[]);
+    };
     let pids = lab.pids();
     let names: Vec<&str> = pids.iter().map(|(n, _)| n.as_str()).collect();
     assert_eq!(names, ["smbd", "ganesha", "vsftpd", "iperf3", "rpcbind"]);
@@ -31,7 +28,6 @@ fn every_protocol_round_trips_and_the_lab_comes_down_clean() {
     );
     assert_eq!(lab.pids(), pids);
 
-    let env = lab.env();
     for key in [
         "SHAREBENCH_SMB_URL",
         "SHAREBENCH_NFS_URL",
@@ -183,13 +179,9 @@ fn every_protocol_round_trips_and_the_lab_comes_down_clean() {
 
 #[test]
 fn a_shaped_link_carries_its_rate() {
-    if !ready() {
+    let Some((_one, lab, env)) = lab_up(&["--link", "100mbit"]) else {
         return;
-    }
-    let _one = one_lab();
-    let lab = Lab::new();
-    lab.up(&["--link", "100mbit"]);
-    let env = lab.env();
+    };
     let work = tempfile::tempdir().unwrap();
     // 16 MB: over a second at 100 Mb/s, so the token bucket's burst is a small share
     let file = random_file(work.path(), "big.bin", 16_000_000);

@@ -142,6 +142,19 @@ impl Lab {
     }
 }
 
+/// A lab of its own, up, with its environment; `None` (the test skips) without root. The guard
+/// keeps other labs of this test binary away until the lab is down (fields drop in reverse order).
+pub fn lab_up(extra: &[&str]) -> Option<(MutexGuard<'static, ()>, Lab, HashMap<String, String>)> {
+    if !ready() {
+        return None;
+    }
+    let one = one_lab();
+    let lab = Lab::new();
+    lab.up(extra);
+    let env = lab.env();
+    Some((one, lab, env))
+}
+
 /// A failed assertion must not leave servers and namespaces behind: the lab comes down when the
 /// test's `Lab` goes, also while a panic unwinds (and before its directory is deleted).
 impl Drop for Lab {
