@@ -10,7 +10,6 @@ use sharebench::target::url::Url;
 use sharebench::target::{payload, Discard, IoSettings, OpenMode, Target};
 use sharebench::workload::{AccessParams, TestKind};
 use std::fs;
-use std::os::fd::AsRawFd;
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::sync::atomic::AtomicBool;
@@ -105,24 +104,6 @@ fn ftp_runs_write_and_read_and_reports_the_rest_unsupported() {
         "work files left on the server"
     );
     assert!(lab.run("down", &[]).status.success());
-}
-
-/// Runs `work` on a thread inside the lab's client namespace.
-fn in_client_namespace<T: Send + 'static>(
-    lab: &Lab,
-    work: impl FnOnce() -> T + Send + 'static,
-) -> T {
-    let namespace = fs::File::open(Path::new("/run/netns").join(&lab.namespaces()[1])).unwrap();
-    std::thread::spawn(move || {
-        // SAFETY: a namespace fd; CLONE_NEWNET changes only this thread.
-        assert_eq!(
-            unsafe { libc::setns(namespace.as_raw_fd(), libc::CLONE_NEWNET) },
-            0
-        );
-        work()
-    })
-    .join()
-    .unwrap()
 }
 
 #[test]

@@ -36,8 +36,9 @@ pub enum Command {
 
 #[derive(Args, Debug)]
 pub struct RunArgs {
-    /// Where to measure: a directory (its filesystem is measured) or ftp://user@host[:port]/path
-    /// [default: current directory]
+    /// Where to measure: a directory (its filesystem is measured),
+    /// nfs://host/export?version=3&nfsport=…&mountport=…&uid=…&gid=…&rsize=…&wsize=…&timeo=…&retrans=…&hard|soft,
+    /// or ftp://user@host[:port]/path [default: current directory]
     pub target: Option<String>,
 
     /// Size of each worker's file [default: 1G, reduced to fit the free space]
@@ -93,7 +94,7 @@ pub struct MethodArgs {
     #[arg(long, value_enum, default_value_t = LocalEngine::Psync)]
     pub engine: LocalEngine,
 
-    /// Requests in flight per worker (io_uring only)
+    /// Requests in flight per worker (local io_uring, NFS)
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=1024))]
     pub qd: u64,
 

@@ -5,6 +5,7 @@ use super::Failure;
 use crate::target::credentials;
 use crate::target::ftp::FtpTarget;
 use crate::target::local::{LocalEngine, LocalTarget};
+use crate::target::nfs::NfsTarget;
 use crate::target::url::{self, Url};
 use crate::target::Target;
 use std::io;
@@ -20,25 +21,41 @@ pub fn open(spec: Option<&str>, method: &MethodArgs) -> Result<Box<dyn Target>, 
     let url = Url::parse(spec).map_err(|e| Failure::bad_input(format!("{e}.")))?;
     let shown = url.redacted();
     local_only_flags(method, &url.scheme)?;
-    match url.scheme.as_str() {
+    let timeout = Duration::from_secs(method.timeout);
+    let target: Box<dyn Target> = match url.scheme.as_str() {
         "ftp" => {
             let password =
                 credentials::password(method.password_file.as_deref(), url.password(), &shown)
                     .map_err(|e| Failure::bad_input(format!("{e}.")))?;
-            let timeout = Duration::from_secs(method.timeout);
-            FtpTarget::connect(url, password, timeout)
-                .map(|t| Box::new(t) as Box<dyn Target>)
-                .map_err(|e| Failure::bad_input(format!("{shown}: {e}.")))
+            Box::new(
+                FtpTarget::connect(url, password, timeout)
+                    .map_err(|e| Failure::bad_input(format!("{shown}: {e}.")))?,
+            )
         }
-        "smb" | "nfs" => Err(Failure::bad_input(format!(
-            "{}:// targets are not available in this build yet; mount the share and give its \
-             path, or use ftp://.",
-            url.scheme
-        ))),
-        other => Err(Failure::bad_input(format!(
-            "'{other}://' is not a target sharebench knows (paths, ftp://)."
-        ))),
+        "nfs" => Box::new(
+            NfsTarget::connect(url, timeout)
+                .map_err(|e| Failure::bad_input(format!("{shown}: {e}.")))?,
+        ),
+        "smb" => {
+            return Err(Failure::bad_input(
+                "smb:// targets are not available in this build yet; mount the share and give \
+                 its path, or use nfs:// or ftp://.",
+            ))
+        }
+        other => {
+            return Err(Failure::bad_input(format!(
+                "'{other}://' is not a target sharebench knows (paths, nfs://, ftp://)."
+            )))
+        }
+    };
+    let depth = target.capabilities().queue_depth;
+    if method.qd as usize > depth {
+        return Err(Failure::bad_input(format!(
+            "--qd {} is deeper than {shown} allows ({depth} request(s) in flight).",
+            method.qd
+        )));
     }
+    Ok(target)
 }
 
 /// Flags that only mean something for a local path.
@@ -51,11 +68,8 @@ fn local_only_flags(method: &MethodArgs, scheme: &str) -> Result<(), Failure> {
     if method.direct {
         return refuse("--direct", "O_DIRECT is a local filesystem flag");
     }
-    if method.engine != LocalEngine::Psync || method.qd > 1 {
-        return refuse(
-            "--engine and --qd",
-            "they choose how local requests are issued",
-        );
+    if method.engine != LocalEngine::Psync {
+        return refuse("--engine", "it chooses how local requests are issued");
     }
     if method.drop_caches {
         return refuse(

@@ -8,6 +8,7 @@ pub mod buffer;
 pub mod credentials;
 pub mod ftp;
 pub mod local;
+pub mod nfs;
 pub mod payload;
 pub mod url;
 

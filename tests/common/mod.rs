@@ -4,6 +4,7 @@
 
 use std::collections::HashMap;
 use std::fs;
+use std::os::fd::AsRawFd;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -153,6 +154,24 @@ pub fn lab_up(extra: &[&str]) -> Option<(MutexGuard<'static, ()>, Lab, HashMap<S
     lab.up(extra);
     let env = lab.env();
     Some((one, lab, env))
+}
+
+/// Runs `work` on a thread inside the lab's client namespace.
+pub fn in_client_namespace<T: Send + 'static>(
+    lab: &Lab,
+    work: impl FnOnce() -> T + Send + 'static,
+) -> T {
+    let namespace = fs::File::open(Path::new("/run/netns").join(&lab.namespaces()[1])).unwrap();
+    std::thread::spawn(move || {
+        // SAFETY: a namespace fd; CLONE_NEWNET changes only this thread.
+        assert_eq!(
+            unsafe { libc::setns(namespace.as_raw_fd(), libc::CLONE_NEWNET) },
+            0
+        );
+        work()
+    })
+    .join()
+    .unwrap()
 }
 
 /// A failed assertion must not leave servers and namespaces behind: the lab comes down when the
