@@ -38,8 +38,10 @@ pub struct Connection {
     retry: Retry,
     identity: Identity,
     next_xid: u32,
-    /// The last reply record (reused, so a read reply costs no allocation).
-    pub record: Vec<u8>,
+    /// Holds the last reply record in its first `record_len` bytes. It only ever grows, so a
+    /// READ reply costs neither an allocation nor a zero-fill.
+    buffer: Vec<u8>,
+    record_len: usize,
 }
 
 /// Where a reply's results start in [`Connection::record`].
@@ -57,8 +59,14 @@ impl Connection {
             retry,
             identity,
             next_xid: std::process::id().wrapping_mul(0x9E37_79B9) ^ (addr.port() as u32) << 16,
-            record: Vec::new(),
+            buffer: Vec::new(),
+            record_len: 0,
         })
+    }
+
+    /// The last reply record.
+    pub fn record(&self) -> &[u8] {
+        &self.buffer[..self.record_len]
     }
 
     pub fn new_xid(&mut self) -> u32 {
@@ -169,15 +177,19 @@ impl Connection {
             .as_mut()
             .ok_or_else(|| io::Error::new(io::ErrorKind::NotConnected, "not connected"))?;
         stream.set_read_timeout(Some(wait))?;
-        self.record.clear();
+        self.record_len = 0;
+        let (buffer, record_len) = (&mut self.buffer, &mut self.record_len);
         let outcome = (|| loop {
             let mut mark = [0u8; 4];
             stream.read_exact(&mut mark)?;
             let mark = u32::from_be_bytes(mark);
-            let start = self.record.len();
-            self.record
-                .resize(start + (mark & !LAST_FRAGMENT) as usize, 0);
-            stream.read_exact(&mut self.record[start..])?;
+            let start = *record_len;
+            let end = start + (mark & !LAST_FRAGMENT) as usize;
+            if buffer.len() < end {
+                buffer.resize(end, 0);
+            }
+            stream.read_exact(&mut buffer[start..end])?;
+            *record_len = end;
             if mark & LAST_FRAGMENT != 0 {
                 return Ok(());
             }
@@ -190,7 +202,7 @@ impl Connection {
     }
 
     fn parse_reply(&self) -> io::Result<Reply> {
-        let mut d = Decoder::new(&self.record);
+        let mut d = Decoder::new(self.record());
         let xid = d.u32()?;
         if d.u32()? != 1 {
             return Err(malformed());
@@ -220,7 +232,7 @@ impl Connection {
         }
         Ok(Reply {
             xid,
-            results: self.record.len() - d.remaining(),
+            results: self.record_len - d.remaining(),
         })
     }
 
@@ -240,7 +252,7 @@ impl Connection {
         loop {
             let reply = self.receive(&mut |c| c.send(&mut call, &[]))?;
             if reply.xid == xid {
-                return Ok(self.record[reply.results..].to_vec());
+                return Ok(self.record()[reply.results..].to_vec());
             }
         }
     }
