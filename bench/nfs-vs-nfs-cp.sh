@@ -16,26 +16,11 @@ timed=3
 size=1G
 bytes=$((1 << 30))
 
-cargo build --release --quiet --manifest-path "$here/Cargo.toml"
-sharebench=$here/target/release/sharebench
-scratch=$(mktemp -d "$here/target/bench-nfs.XXXXXX")
-chmod 755 "$scratch"
-lab=$scratch/lab
-trap '"$sharebench" lab down --dir "$lab" >/dev/null 2>&1 || true; rm -rf "$scratch"' EXIT
-"$sharebench" lab up --dir "$lab" >/dev/null
-eval "$("$sharebench" lab env --dir "$lab")"
-in_lab() { "$sharebench" lab exec --dir "$lab" -- "$@"; }
-source_file=$scratch/source.bin
-head -c $size /dev/urandom > "$source_file"
+source "$here/bench/lib.sh"
 file_url() { echo "nfs://$SHAREBENCH_SERVER_ADDR/data/$1?version=3&nfsport=$SHAREBENCH_NFS_PORT&mountport=$SHAREBENCH_MOUNT_PORT"; }
 owner=$(stat -c %u:%g "$SHAREBENCH_DATA_DIR")
 
-run_sharebench() { # test
-  in_lab "$sharebench" run "$SHAREBENCH_NFS3_URL" --tests "$1" --file-size $size --record-size 1M \
-    --qd 4 --warmup 1 --runs $timed --json "$scratch/sb.json" --journal "$scratch/sb.jsonl" >/dev/null
-  python3 -c 'import json,sys; print(*[r["bytes_per_s"] for r in json.load(open(sys.argv[1]))["tests"][0]["runs"]])' \
-    "$scratch/sb.json"
-}
+run_sharebench() { run_sharebench_on "$SHAREBENCH_NFS3_URL" "$1" --qd 4; }
 
 # one timed command, bytes/s from its wall time
 timed_rate() {
@@ -44,7 +29,7 @@ timed_rate() {
   python3 -c "import sys; print($bytes / ($end - $start))"
 }
 
-run_nfs_cp() { # write|read
+run_peer() { # write|read
   local dir="nfs-cp-$RANDOM$RANDOM" speeds=() pass
   # a new directory, made as the lab user would own it (creating behind ganesha's back is safe)
   mkdir "$SHAREBENCH_DATA_DIR/$dir" && chown "$owner" "$SHAREBENCH_DATA_DIR/$dir"
@@ -62,26 +47,7 @@ run_nfs_cp() { # write|read
   echo "${speeds[@]:1}"
 }
 
-median() { python3 -c 'import statistics,sys; print(statistics.median(map(float, sys.argv[1:])))' "$@"; }
-
-measure_case() { # label test goal
-  local label=$1 test=$2 goal=$3 sb=() peer=()
-  for ((round = 1; round <= rounds; round++)); do
-    if ((round % 2)); then
-      sb+=($(run_sharebench "$test")); peer+=($(run_nfs_cp "$test"))
-    else
-      peer+=($(run_nfs_cp "$test")); sb+=($(run_sharebench "$test"))
-    fi
-  done
-  python3 - "$label" "$goal" "$(median "${sb[@]}")" "$(median "${peer[@]}")" <<'PY'
-import sys
-label, goal, sb, peer = sys.argv[1], float(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4])
-ratio = sb / peer
-print(f"{label:<28} {sb/1e6:>9.0f} {peer/1e6:>9.0f} {ratio:>7.3f}  {'meets' if ratio >= goal else 'BELOW'} goal {goal:.2f}")
-PY
-}
-
 echo "sharebench (--qd 4) vs nfs-cp (libnfs), NFSv3 $size, lab ganesha, medians of $rounds alternating rounds x $timed transfers"
 printf '%-28s %9s %9s %7s\n' "case" "sb MB/s" "nfs-cp MB/s" "ratio"
-measure_case "NFSv3 write" write 1.5
-measure_case "NFSv3 read" read 1.2
+measure_case "NFSv3 write" write write 1.5
+measure_case "NFSv3 read" read read 1.2

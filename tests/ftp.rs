@@ -6,13 +6,12 @@ use common::*;
 use serde_json::Value;
 use sharebench::target::credentials::Secret;
 use sharebench::target::ftp::FtpTarget;
+use sharebench::target::payload;
 use sharebench::target::url::Url;
-use sharebench::target::{payload, Discard, IoSettings, OpenMode, Target};
-use sharebench::workload::{AccessParams, TestKind};
+use sharebench::workload::TestKind;
 use std::fs;
 use std::path::Path;
 use std::process::{Command, Stdio};
-use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
 const RECORD: usize = 64 << 10;
@@ -171,27 +170,14 @@ fn ftp_data_crosses_with_curl_both_ways() {
     }
     let url = Url::parse(&ftp).unwrap();
     let password = Secret::new(env["SHAREBENCH_PASSWORD"].clone());
-    let outcomes = in_client_namespace(&lab, move || {
-        let target = FtpTarget::connect(url, password, Duration::from_secs(10)).unwrap();
-        let io = IoSettings {
-            max_io: RECORD,
-            queue_depth: 1,
-            direct: false,
-            verify: true,
-        };
-        ["from-curl.bin", "corrupt.bin"].map(|name| {
-            let mut handle = target.open(name, OpenMode::Existing, io).unwrap();
-            let mut ops = TestKind::Read.ops(
-                16 * RECORD as u64,
-                RECORD as u64,
-                AccessParams::default(),
-                0,
-            );
-            handle
-                .execute(&mut ops, &mut Discard, &AtomicBool::new(false))
-                .map_err(|e| e.to_string())
-        })
-    });
+    let outcomes = read_verified(
+        &lab,
+        move || Box::new(FtpTarget::connect(url, password, Duration::from_secs(10)).unwrap()),
+        ["from-curl.bin", "corrupt.bin"],
+        (RECORD, 16),
+        1,
+        TestKind::Read,
+    );
     assert_eq!(outcomes[0], Ok(()), "what curl wrote reads back intact");
     let error = outcomes[1].clone().unwrap_err();
     assert!(

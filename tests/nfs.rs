@@ -6,13 +6,12 @@ mod common;
 use common::*;
 use serde_json::Value;
 use sharebench::target::nfs::NfsTarget;
+use sharebench::target::payload;
 use sharebench::target::url::Url;
-use sharebench::target::{payload, Discard, IoSettings, OpenMode, Target};
-use sharebench::workload::{AccessParams, TestKind};
+use sharebench::workload::TestKind;
 use std::fs;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
-use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
 const RECORD: usize = 64 << 10;
@@ -155,27 +154,14 @@ fn nfs3_data_crosses_with_nfs_cp_both_ways() {
         lab.client(&["nfs-cp", file.to_str().unwrap(), &file_url(name)], &[]);
     }
     let url = Url::parse(&nfs3_url(&env, "&rsize=8192")).unwrap();
-    let outcomes = in_client_namespace(&lab, move || {
-        let target = NfsTarget::connect(url, Duration::from_secs(10)).unwrap();
-        let io = IoSettings {
-            max_io: RECORD,
-            queue_depth: 4,
-            direct: false,
-            verify: true,
-        };
-        ["from-nfs-cp.bin", "corrupt.bin"].map(|name| {
-            let mut handle = target.open(name, OpenMode::Existing, io).unwrap();
-            let mut ops = TestKind::RandomRead.ops(
-                16 * RECORD as u64,
-                RECORD as u64,
-                AccessParams::default(),
-                3,
-            );
-            handle
-                .execute(&mut ops, &mut Discard, &AtomicBool::new(false))
-                .map_err(|e| e.to_string())
-        })
-    });
+    let outcomes = read_verified(
+        &lab,
+        move || Box::new(NfsTarget::connect(url, Duration::from_secs(10)).unwrap()),
+        ["from-nfs-cp.bin", "corrupt.bin"],
+        (RECORD, 16),
+        4,
+        TestKind::RandomRead,
+    );
     assert_eq!(outcomes[0], Ok(()), "what nfs-cp wrote reads back intact");
     let error = outcomes[1].clone().unwrap_err();
     assert!(

@@ -2,12 +2,15 @@
 //! namespace, random files.
 #![allow(dead_code)] // each test crate uses a different part
 
+use sharebench::target::{Discard, IoSettings, OpenMode, Target};
+use sharebench::workload::{AccessParams, TestKind};
 use std::collections::HashMap;
 use std::fs;
 use std::os::fd::AsRawFd;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+use std::sync::atomic::AtomicBool;
 use std::sync::{Mutex, MutexGuard};
 use tempfile::TempDir;
 
@@ -172,6 +175,36 @@ pub fn in_client_namespace<T: Send + 'static>(
     })
     .join()
     .unwrap()
+}
+
+/// Connects with `connect` inside the lab's client namespace and reads each of `files` (of
+/// `records` records of `record` bytes) in the order of `test`, every block checked as `--verify`
+/// does.
+pub fn read_verified<const N: usize>(
+    lab: &Lab,
+    connect: impl FnOnce() -> Box<dyn Target> + Send + 'static,
+    files: [&'static str; N],
+    (record, records): (usize, usize),
+    queue_depth: usize,
+    test: TestKind,
+) -> [Result<(), String>; N] {
+    in_client_namespace(lab, move || {
+        let target = connect();
+        let io = IoSettings {
+            max_io: record,
+            queue_depth,
+            direct: false,
+            verify: true,
+        };
+        files.map(|name| {
+            let mut handle = target.open(name, OpenMode::Existing, io).unwrap();
+            let size = (record * records) as u64;
+            let mut ops = test.ops(size, record as u64, AccessParams::default(), 3);
+            handle
+                .execute(&mut ops, &mut Discard, &AtomicBool::new(false))
+                .map_err(|e| e.to_string())
+        })
+    })
 }
 
 /// A failed assertion must not leave servers and namespaces behind: the lab comes down when the
