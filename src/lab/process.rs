@@ -38,17 +38,33 @@ impl Started {
         if !self.is_running() {
             return;
         }
+        let gone = || !self.is_running() && !group_alive(self.pid);
         signal_group(self.pid, libc::SIGTERM);
         let deadline = Instant::now() + STOP_GRACE;
-        while self.is_running() && Instant::now() < deadline {
+        while !gone() && Instant::now() < deadline {
             sleep(Duration::from_millis(50));
         }
-        // the group may hold children that outlive the leader (per-connection servers)
+        if gone() {
+            return;
+        }
+        // what did not end on SIGTERM (a leader or the children it left) ends now
         signal_group(self.pid, libc::SIGKILL);
-        while self.is_running() && Instant::now() < deadline + STOP_GRACE {
+        while !gone() && Instant::now() < deadline + STOP_GRACE {
             sleep(Duration::from_millis(20));
         }
     }
+}
+
+/// True while a live (not zombie) process has `pgid` as its process group.
+fn group_alive(pgid: i32) -> bool {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return false;
+    };
+    entries.flatten().any(|entry| {
+        // fields after the name: state, ppid, pgrp, …
+        live_stat(&entry.path().join("stat")).and_then(|fields| fields.get(2)?.parse::<i32>().ok())
+            == Some(pgid)
+    })
 }
 
 /// Signals the process group `pid` leads, or the process alone when it leads none (rpcbind
@@ -63,14 +79,24 @@ fn signal_group(pid: i32, signal: i32) {
 
 /// The start time of a live, non-zombie process.
 fn start_ticks(pid: i32) -> Option<u64> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    live_stat(Path::new(&format!("/proc/{pid}/stat")))?
+        .get(19)?
+        .parse()
+        .ok()
+}
+
+/// The fields of a /proc stat file after the command name, for a process that is not a zombie.
+fn live_stat(path: &Path) -> Option<Vec<String>> {
+    let stat = std::fs::read_to_string(path).ok()?;
     // the command name may hold spaces and parentheses: fields start after the last ')'
-    let fields: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
-    let state = *fields.first()?;
-    if state == "Z" || state == "X" {
-        return None;
-    }
-    fields.get(19)?.parse().ok()
+    let fields: Vec<String> = stat
+        .rsplit_once(')')?
+        .1
+        .split_whitespace()
+        .map(String::from)
+        .collect();
+    let state = fields.first()?;
+    (state != "Z" && state != "X").then_some(fields)
 }
 
 /// Starts `program args…` detached: a new session (so it is its own process group leader and
