@@ -20,7 +20,7 @@ timed=3
 size=1G
 record=${RECORD:-1M}
 
-source "$here/bench/lib.sh"
+source "$here/bench/lab.sh"
 auth="$SHAREBENCH_USER:$SHAREBENCH_PASSWORD"
 
 run_sharebench() { run_sharebench_on "$SHAREBENCH_FTP_URL" "$1"; }
@@ -51,6 +51,6 @@ run_peer() { # put|get
 }
 
 echo "sharebench vs $(curl --version | head -1 | cut -d' ' -f1-2), FTP $size, lab vsftpd, medians of $rounds alternating rounds x $timed transfers"
-printf '%-28s %9s %9s %7s\n' "case" "sb MB/s" "curl MB/s" "ratio"
+printf '%-44s %9s %11s %7s\n' "case" "sb MB/s" "curl MB/s" "ratio"
 measure_case "FTP put (STOR)" write put 1.0
 measure_case "FTP get (RETR)" read get 1.0

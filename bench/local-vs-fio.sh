@@ -28,7 +28,7 @@ fio --name=layout --filename="$fio_file" --size=$size --rw=write --bs=1M --end_f
     --output=/dev/null
 
 # sharebench: one warm-up pass (warms the cache), then one counted pass; prints bytes/s
-run_sharebench() { # test record engine-args...
+run_sharebench_case() { # test record engine-args...
   local test=$1 record=$2; shift 2
   "$sharebench" run "$scratch" --tests "$test" --file-size $size --record-size "$record" \
     --warmup 1 --runs 1 --json "$scratch/sb.json" --journal "$scratch/sb.jsonl" "$@" >/dev/null
@@ -45,32 +45,17 @@ run_fio() { # rw bs engine-args...
     "$scratch/fio.json"
 }
 
-median() { python3 -c 'import statistics,sys; print(statistics.median(map(float, sys.argv[1:])))' "$@"; }
-
-measure_case() { # label goal sharebench-args(as one string) fio-args(as one string)
-  local label=$1 goal=$2 sb_args=$3 fio_args=$4 sb=() peer=()
-  for ((round = 1; round <= rounds; round++)); do
-    if ((round % 2)); then
-      sb+=("$(run_sharebench $sb_args)"); peer+=("$(run_fio $fio_args)")
-    else
-      peer+=("$(run_fio $fio_args)"); sb+=("$(run_sharebench $sb_args)")
-    fi
-  done
-  python3 - "$label" "$goal" "$(median "${sb[@]}")" "$(median "${peer[@]}")" <<'PY'
-import sys
-label, goal, sb, peer = sys.argv[1], float(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4])
-ratio = sb / peer
-verdict = "meets" if ratio >= goal else "BELOW"
-print(f"{label:<44} {sb/1e6:>9.0f} {peer/1e6:>9.0f} {ratio:>7.3f}  {verdict} goal {goal:.2f}")
-PY
-}
+source "$here/bench/compare.sh"
+# the cases below are word lists: the tool's own arguments after the common ones
+run_sharebench() { run_sharebench_case $1; }
+run_peer() { run_fio $1; }
 
 echo "sharebench vs fio $(fio --version), $size file in page cache, medians of $rounds alternating rounds"
-printf '%-44s %9s %9s %7s\n' "case" "sb MB/s" "fio MB/s" "ratio"
-measure_case "a) 4 KiB random read, psync" 1.05 \
-  "random-read 4K --engine psync" "randread 4k --ioengine=psync"
-measure_case "b) 4 KiB random read, io_uring QD 32" 1.00 \
+printf '%-44s %9s %11s %7s\n' "case" "sb MB/s" "fio MB/s" "ratio"
+measure_case "a) 4 KiB random read, psync" \
+  "random-read 4K --engine psync" "randread 4k --ioengine=psync" 1.05
+measure_case "b) 4 KiB random read, io_uring QD 32" \
   "random-read 4K --engine io_uring --qd 32" \
-  "randread 4k --ioengine=io_uring --iodepth=32 --fixedbufs=1 --registerfiles=1"
-measure_case "c) 1 MiB sequential read, psync" 1.00 \
-  "read 1M --engine psync" "read 1M --ioengine=psync"
+  "randread 4k --ioengine=io_uring --iodepth=32 --fixedbufs=1 --registerfiles=1" 1.00
+measure_case "c) 1 MiB sequential read, psync" \
+  "read 1M --engine psync" "read 1M --ioengine=psync" 1.00

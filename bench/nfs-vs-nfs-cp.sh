@@ -16,7 +16,7 @@ timed=3
 size=1G
 bytes=$((1 << 30))
 
-source "$here/bench/lib.sh"
+source "$here/bench/lab.sh"
 file_url() { echo "nfs://$SHAREBENCH_SERVER_ADDR/data/$1?version=3&nfsport=$SHAREBENCH_NFS_PORT&mountport=$SHAREBENCH_MOUNT_PORT"; }
 owner=$(stat -c %u:%g "$SHAREBENCH_DATA_DIR")
 
@@ -48,6 +48,6 @@ run_peer() { # write|read
 }
 
 echo "sharebench (--qd 4) vs nfs-cp (libnfs), NFSv3 $size, lab ganesha, medians of $rounds alternating rounds x $timed transfers"
-printf '%-28s %9s %9s %7s\n' "case" "sb MB/s" "nfs-cp MB/s" "ratio"
+printf '%-44s %9s %11s %7s\n' "case" "sb MB/s" "nfs-cp MB/s" "ratio"
 measure_case "NFSv3 write" write write 1.5
 measure_case "NFSv3 read" read read 1.2

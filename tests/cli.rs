@@ -1,7 +1,9 @@
 //! The `sharebench` binary as a user meets it: real runs on a real filesystem.
 
+mod common;
+
+use common::{assert_written_by_records, work_dirs};
 use serde_json::Value;
-use sharebench::target::payload;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
@@ -35,13 +37,6 @@ fn entries(dir: &Path) -> Vec<String> {
         .collect();
     names.sort();
     names
-}
-
-fn work_dirs(dir: &Path) -> Vec<String> {
-    entries(dir)
-        .into_iter()
-        .filter(|n| n.starts_with(".sharebench-"))
-        .collect()
 }
 
 fn stderr(out: &Output) -> String {
@@ -254,20 +249,6 @@ fn no_permission_and_drop_caches_without_root_are_refused() {
         "{}",
         stderr(&out)
     );
-}
-
-/// Checks that `file` holds what writes of `record` bytes at every record offset put there.
-fn assert_written_by_records(file: &Path, record: usize) {
-    let data = fs::read(file).unwrap();
-    assert!(!data.is_empty());
-    for (i, chunk) in data.chunks(record).enumerate() {
-        let offset = (i * record) as u64;
-        assert!(
-            chunk == payload::expected(offset, chunk.len()).as_slice(),
-            "record at {offset} of {} is not what was written",
-            file.display()
-        );
-    }
 }
 
 fn kept_files(dir: &Path) -> Vec<PathBuf> {

@@ -6,7 +6,6 @@ use common::*;
 use serde_json::Value;
 use sharebench::target::credentials::Secret;
 use sharebench::target::ftp::FtpTarget;
-use sharebench::target::payload;
 use sharebench::target::url::Url;
 use sharebench::workload::TestKind;
 use std::fs;
@@ -32,14 +31,6 @@ fn sharebench_in_lab(lab: &Lab, args: &[&str]) -> std::process::Output {
 
 fn json(path: &Path) -> Value {
     serde_json::from_str(&fs::read_to_string(path).unwrap()).unwrap()
-}
-
-fn work_dirs(data: &Path) -> Vec<String> {
-    fs::read_dir(data)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .filter(|n| n.starts_with(".sharebench-"))
-        .collect()
 }
 
 #[test]
@@ -145,21 +136,11 @@ fn ftp_data_crosses_with_curl_both_ways() {
             &format!("{ftp}{}/worker-0.dat", work[0]),
         ],
     );
-    let bytes = fs::read(&fetched).unwrap();
-    assert_eq!(bytes.len(), 2 << 20);
-    for (i, record) in bytes.chunks(RECORD).enumerate() {
-        assert!(
-            record == payload::expected((i * RECORD) as u64, RECORD).as_slice(),
-            "record {i}"
-        );
-    }
+    assert_eq!(fs::metadata(&fetched).unwrap().len(), 2 << 20);
+    assert_written_by_records(&fetched, RECORD);
 
     // curl writes, sharebench reads back (verified), and a flipped byte is caught
-    let expected: Vec<u8> = (0..16)
-        .flat_map(|i| payload::expected((i * RECORD) as u64, RECORD))
-        .collect();
-    let mut corrupt = expected.clone();
-    corrupt[7 * RECORD + 4096 + 9] ^= 1;
+    let (expected, corrupt) = written_and_corrupt(16, RECORD, 7 * RECORD + 4096 + 9);
     for (name, content) in [("from-curl.bin", &expected), ("corrupt.bin", &corrupt)] {
         let file = local.path().join(name);
         fs::write(&file, content).unwrap();

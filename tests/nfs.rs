@@ -6,7 +6,6 @@ mod common;
 use common::*;
 use serde_json::Value;
 use sharebench::target::nfs::NfsTarget;
-use sharebench::target::payload;
 use sharebench::target::url::Url;
 use sharebench::workload::TestKind;
 use std::fs;
@@ -118,10 +117,7 @@ fn nfs3_data_crosses_with_nfs_cp_both_ways() {
     );
     assert!(out.status.success(), "{}", text(&out.stderr));
     let data = Path::new(&env["SHAREBENCH_DATA_DIR"]);
-    let work: Vec<String> = fs::read_dir(data)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
+    let work = work_dirs(data);
     assert_eq!(work.len(), 1);
     let local = tempfile::tempdir().unwrap();
     let fetched = local.path().join("fetched.bin");
@@ -133,21 +129,11 @@ fn nfs3_data_crosses_with_nfs_cp_both_ways() {
         ],
         &[],
     );
-    let bytes = fs::read(&fetched).unwrap();
-    assert_eq!(bytes.len(), 2 << 20);
-    for (i, record) in bytes.chunks(RECORD).enumerate() {
-        assert!(
-            record == payload::expected((i * RECORD) as u64, RECORD).as_slice(),
-            "record {i}"
-        );
-    }
+    assert_eq!(fs::metadata(&fetched).unwrap().len(), 2 << 20);
+    assert_written_by_records(&fetched, RECORD);
 
     // nfs-cp writes, sharebench reads back verified (in pieces of rsize), a flipped byte is caught
-    let expected: Vec<u8> = (0..16)
-        .flat_map(|i| payload::expected((i * RECORD) as u64, RECORD))
-        .collect();
-    let mut corrupt = expected.clone();
-    corrupt[9 * RECORD + 8192 + 5] ^= 1;
+    let (expected, corrupt) = written_and_corrupt(16, RECORD, 9 * RECORD + 8192 + 5);
     for (name, content) in [("from-nfs-cp.bin", &expected), ("corrupt.bin", &corrupt)] {
         let file = local.path().join(name);
         fs::write(&file, content).unwrap();

@@ -2,7 +2,7 @@
 //! namespace, random files.
 #![allow(dead_code)] // each test crate uses a different part
 
-use sharebench::target::{Discard, IoSettings, OpenMode, Target};
+use sharebench::target::{payload, Discard, IoSettings, OpenMode, Target};
 use sharebench::workload::{AccessParams, TestKind};
 use std::collections::HashMap;
 use std::fs;
@@ -205,6 +205,40 @@ pub fn read_verified<const N: usize>(
                 .map_err(|e| e.to_string())
         })
     })
+}
+
+/// Checks that `file` holds what sharebench's writes of `record` bytes put at each offset.
+pub fn assert_written_by_records(file: &Path, record: usize) {
+    let data = fs::read(file).unwrap();
+    assert!(!data.is_empty());
+    for (i, chunk) in data.chunks(record).enumerate() {
+        let offset = (i * record) as u64;
+        assert!(
+            chunk == payload::expected(offset, chunk.len()).as_slice(),
+            "record at {offset} of {} is not what was written",
+            file.display()
+        );
+    }
+}
+
+/// The bytes sharebench writes as `records` records of `record` bytes, and a copy with the byte
+/// at `flip` changed.
+pub fn written_and_corrupt(records: usize, record: usize, flip: usize) -> (Vec<u8>, Vec<u8>) {
+    let written: Vec<u8> = (0..records)
+        .flat_map(|i| payload::expected((i * record) as u64, record))
+        .collect();
+    let mut corrupt = written.clone();
+    corrupt[flip] ^= 1;
+    (written, corrupt)
+}
+
+/// The `.sharebench-<id>` work directories in `dir`.
+pub fn work_dirs(dir: &Path) -> Vec<String> {
+    fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with(".sharebench-"))
+        .collect()
 }
 
 /// A failed assertion must not leave servers and namespaces behind: the lab comes down when the
