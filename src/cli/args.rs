@@ -37,7 +37,7 @@ pub enum Command {
 #[derive(Args, Debug)]
 pub struct RunArgs {
     /// Where to measure: a directory (its filesystem is measured),
-    /// nfs://host/export?version=3&nfsport=…&mountport=…&uid=…&gid=…&rsize=…&wsize=…&timeo=…&retrans=…&hard|soft,
+    /// nfs://host/export?version=3|4|4.1&nfsport=…&mountport=…&uid=…&gid=…&rsize=…&wsize=…&timeo=…&retrans=…&hard|soft,
     /// or ftp://user@host[:port]/path [default: current directory]
     pub target: Option<String>,
 

@@ -1,34 +1,67 @@
-//! NFS without a mount: the project's own NFSv3 client (ONC RPC over TCP), so the mount options
-//! the tuning literature turns on (rsize, wsize, timeo, retrans, hard/soft) mean what they say.
-//! Up to `--qd` READ or WRITE calls are in flight on one connection per worker; writes are
-//! UNSTABLE and made durable by COMMIT on flush, as the Linux client does.
+//! NFS without a mount: the project's own NFSv3, v4.0 and v4.1 client (ONC RPC over TCP), so the
+//! mount options the tuning literature turns on (rsize, wsize, timeo, retrans, hard/soft) mean
+//! what they say. Up to `--qd` READ or WRITE calls are in flight on one connection per worker;
+//! writes are UNSTABLE and made durable by COMMIT on flush, as the Linux client does.
 
+mod handle;
 mod rpc;
+mod state;
 mod v3;
+mod v4;
 mod xdr;
 
-use super::buffer::AlignedBuf;
-use super::payload::{self, Checker};
 use super::url::Url;
-use super::{Capabilities, Handle, IoSettings, Op, OpSink, OpenMode, Space, Target, TargetInfo};
+use super::{Capabilities, Handle, IoSettings, OpenMode, Space, Target, TargetInfo};
+use handle::{NfsHandle, Opened};
 use rpc::{Connection, Identity, Retry};
-use std::collections::{BTreeMap, HashMap};
+use state::Client;
+use std::collections::BTreeMap;
 use std::io;
 use std::net::{SocketAddr, ToSocketAddrs};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Mutex;
-use std::time::{Duration, Instant};
-use xdr::Encoder;
+use std::time::Duration;
 
 pub const DEFAULT_PORT: u16 = 2049;
 const PORTMAP_PORT: u16 = 111;
 /// Deepest pipeline a handle keeps.
 const MAX_QUEUE_DEPTH: usize = 256;
+/// Room left in a v4.1 request or reply for everything but the data (RPC header, SEQUENCE,
+/// PUTFH with the largest file handle, the READ or WRITE arguments).
+const COMPOUND_OVERHEAD: u32 = 1024;
+
+/// The protocol version the URL asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Version {
+    V3,
+    /// NFSv4 with this minor version.
+    V4(u32),
+}
+
+impl Version {
+    fn parse(text: &str) -> Result<Version, String> {
+        match text {
+            "3" => Ok(Version::V3),
+            "4" | "4.0" => Ok(Version::V4(0)),
+            "4.1" => Ok(Version::V4(1)),
+            other => Err(format!(
+                "NFS version {other} is not supported; use version=3, 4 or 4.1"
+            )),
+        }
+    }
+
+    fn name(self) -> String {
+        match self {
+            Version::V3 => "3".into(),
+            Version::V4(minor) => format!("4.{minor}"),
+        }
+    }
+}
 
 /// Client options from the URL, as NFS mount options name them.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Options {
-    pub version: String,
+    pub version: Version,
     pub nfsport: u16,
     pub mountport: Option<u16>,
     pub uid: u32,
@@ -47,7 +80,7 @@ impl Options {
         // SAFETY: geteuid/getegid have no preconditions.
         let (uid, gid) = unsafe { (libc::geteuid(), libc::getegid()) };
         let mut options = Options {
-            version: "3".into(),
+            version: Version::V3,
             nfsport: url.port.unwrap_or(DEFAULT_PORT),
             mountport: None,
             uid,
@@ -65,7 +98,7 @@ impl Options {
         }
         for (key, value) in &url.query {
             match key.as_str() {
-                "version" | "vers" | "nfsvers" => options.version = value.clone(),
+                "version" | "vers" | "nfsvers" => options.version = Version::parse(value)?,
                 "nfsport" | "port" => options.nfsport = number(key, value)?,
                 "mountport" => options.mountport = Some(number(key, value)?),
                 "uid" => options.uid = number(key, value)?,
@@ -80,14 +113,15 @@ impl Options {
                 other => return Err(format!("'{other}' is not an NFS option sharebench knows")),
             }
         }
-        if options.version != "3" {
-            return Err(format!(
-                "NFS version {} is not available in this build yet; use version=3",
-                options.version
-            ));
-        }
         Ok(options)
     }
+}
+
+/// How the target reaches the export's files: by NFSv3 handles from MOUNT, or through an NFSv4
+/// client with its lease and (v4.1) sessions.
+enum Dialect {
+    V3 { admin: Mutex<Connection> },
+    V4 { client: Client },
 }
 
 pub struct NfsTarget {
@@ -95,14 +129,37 @@ pub struct NfsTarget {
     addr: SocketAddr,
     options: Options,
     retry: Retry,
+    /// The export's root directory handle.
     root: Vec<u8>,
     rsize: u32,
     wsize: u32,
-    admin: Mutex<Connection>,
+    dialect: Dialect,
+    /// Names v4.0 open-owners uniquely within this client.
+    owners: AtomicU32,
+}
+
+/// The largest power of two not above `n` (the Linux client rounds rsize/wsize the same way).
+fn power_of_two_floor(n: u32) -> u32 {
+    1 << (31 - n.max(1).leading_zeros())
+}
+
+/// The request size asked for, capped by what the server offers.
+fn effective_size(asked: Option<u32>, offered: u32) -> u32 {
+    let offered = offered.max(512);
+    asked.unwrap_or(offered).clamp(512, offered)
+}
+
+/// Splits a target path into the directories to walk and the last name.
+fn split(path: &str) -> io::Result<(Vec<&str>, &str)> {
+    let mut names: Vec<&str> = path.split('/').filter(|n| !n.is_empty()).collect();
+    let last = names
+        .pop()
+        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "empty path"))?;
+    Ok((names, last))
 }
 
 impl NfsTarget {
-    /// Mounts the export once, so a wrong host or export is found before anything is written.
+    /// Reaches the export once, so a wrong host or export is found before anything is written.
     pub fn connect(url: Url, hard_limit: Duration) -> io::Result<NfsTarget> {
         let options =
             Options::from_url(&url).map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
@@ -137,64 +194,214 @@ impl NfsTarget {
                 )
             })
         };
-        let mountport = match options.mountport {
-            Some(port) => port,
-            None => v3::portmap_port(
-                &mut reach(PORTMAP_PORT, "portmapper")?,
-                v3::MOUNT_PROGRAM,
-                v3::VERSION,
-            )?,
-        };
         let export = format!("/{}", url.path.trim_end_matches('/'));
-        let root = v3::mount(&mut reach(mountport, "mount service")?, &export)?;
         let addr = SocketAddr::new(ip, options.nfsport);
-        let mut admin = reach(options.nfsport, "NFS service")?;
-        let limits = v3::fsinfo(&mut admin, &root)?;
-        let admin = Connection::connect(addr, retry, identity)?;
-        // the request sizes asked for, capped by what the server offers
-        let rsize = options
-            .rsize
-            .unwrap_or(limits.rtmax)
-            .clamp(512, limits.rtmax.max(512));
-        let wsize = options
-            .wsize
-            .unwrap_or(limits.wtmax)
-            .clamp(512, limits.wtmax.max(512));
+        let (dialect, root, rtmax, wtmax) = match options.version {
+            Version::V3 => {
+                let mountport = match options.mountport {
+                    Some(port) => port,
+                    None => v3::portmap_port(
+                        &mut reach(PORTMAP_PORT, "portmapper")?,
+                        v3::MOUNT_PROGRAM,
+                        v3::VERSION,
+                    )?,
+                };
+                let root = v3::mount(&mut reach(mountport, "mount service")?, &export)?;
+                let limits = v3::fsinfo(&mut reach(options.nfsport, "NFS service")?, &root)?;
+                let admin = Connection::connect(addr, retry, identity)?;
+                let dialect = Dialect::V3 {
+                    admin: Mutex::new(admin),
+                };
+                (dialect, root, limits.rtmax, limits.wtmax)
+            }
+            Version::V4(minor) => {
+                let mut conn = reach(options.nfsport, "NFS service")?;
+                conn.set_retry(retry);
+                let client = Client::establish(conn, minor, hard_limit)?;
+                let (root, attrs) = v4_export(&client, &export)?;
+                // a v4.1 request must fit the session, headers and all
+                let (mut rtmax, mut wtmax) = (
+                    attrs.max_read.unwrap_or(1 << 20).min(u32::MAX as u64) as u32,
+                    attrs.max_write.unwrap_or(1 << 20).min(u32::MAX as u64) as u32,
+                );
+                if let Some(limits) = client.session_limits() {
+                    let fits = |max: u32| {
+                        power_of_two_floor(max.saturating_sub(COMPOUND_OVERHEAD).max(512))
+                    };
+                    rtmax = rtmax.min(fits(limits.max_response));
+                    wtmax = wtmax.min(fits(limits.max_request));
+                }
+                (Dialect::V4 { client }, root, rtmax, wtmax)
+            }
+        };
         Ok(NfsTarget {
             url,
             addr,
+            rsize: effective_size(options.rsize, rtmax),
+            wsize: effective_size(options.wsize, wtmax),
             options,
             retry,
             root,
-            rsize,
-            wsize,
-            admin: Mutex::new(admin),
+            dialect,
+            owners: AtomicU32::new(0),
         })
     }
 
-    fn admin<T>(&self, work: impl FnOnce(&mut Connection) -> io::Result<T>) -> io::Result<T> {
-        let mut admin = self.admin.lock().unwrap_or_else(|p| p.into_inner());
+    fn identity(&self) -> Identity {
+        Identity {
+            uid: self.options.uid,
+            gid: self.options.gid,
+        }
+    }
+
+    fn v3_admin<T>(
+        &self,
+        admin: &Mutex<Connection>,
+        work: impl FnOnce(&mut Connection) -> io::Result<T>,
+    ) -> io::Result<T> {
+        let mut admin = admin.lock().unwrap_or_else(|p| p.into_inner());
         work(&mut admin)
     }
 
-    /// The handle of the directory holding `path`, and the last name in it.
-    fn parent<'p>(&self, conn: &mut Connection, path: &'p str) -> io::Result<(Vec<u8>, &'p str)> {
+    /// NFSv3: the handle of the directory holding `path`, and the last name in it.
+    fn v3_parent<'p>(
+        &self,
+        conn: &mut Connection,
+        path: &'p str,
+    ) -> io::Result<(Vec<u8>, &'p str)> {
+        let (dirs, last) = split(path)?;
         let mut dir = self.root.clone();
-        let mut names: Vec<&str> = path.split('/').filter(|n| !n.is_empty()).collect();
-        let last = names
-            .pop()
-            .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "empty path"))?;
-        for name in names {
+        for name in dirs {
             dir = v3::lookup(conn, &dir, name)?.0;
         }
         Ok((dir, last))
+    }
+
+    /// NFSv4: one compound that walks from the export root to the directory holding `path`
+    /// and applies `last_op` to the last name there.
+    fn v4_in_parent<T>(
+        &self,
+        client: &Client,
+        path: &str,
+        last_op: &dyn Fn(&mut v4::Ops, &str),
+        last_result: impl Fn(&mut v4::Results) -> io::Result<T>,
+    ) -> io::Result<T> {
+        let (dirs, last) = split(path)?;
+        client.call(
+            &|ops| {
+                ops.putfh(&self.root);
+                dirs.iter().for_each(|d| ops.lookup(d));
+                last_op(ops, last);
+            },
+            |r| {
+                r.done(v4::PUTFH)?;
+                for _ in &dirs {
+                    r.done(v4::LOOKUP)?;
+                }
+                last_result(r)
+            },
+        )
+    }
+
+    fn v4_open(
+        &self,
+        client: &Client,
+        path: &str,
+        mode: OpenMode,
+        slots: u32,
+    ) -> io::Result<(state::Channel, Vec<u8>, Opened)> {
+        let conn = Connection::connect(self.addr, self.retry, self.identity())?;
+        let mut channel = client.channel(conn, slots)?;
+        let (dirs, name) = split(path)?;
+        let owner = format!("open-{}", self.owners.fetch_add(1, Ordering::Relaxed)).into_bytes();
+        let (clientid, patience) = (client.clientid, client.patience);
+        let ((stateid, confirm, delegation), file) = channel.call(
+            patience,
+            &|ops| {
+                ops.putfh(&self.root);
+                dirs.iter().for_each(|d| ops.lookup(d));
+                ops.open(0, clientid, &owner, name, mode == OpenMode::Create);
+                ops.getfh();
+            },
+            |r| {
+                r.done(v4::PUTFH)?;
+                for _ in &dirs {
+                    r.done(v4::LOOKUP)?;
+                }
+                Ok((r.open()?, r.getfh()?))
+            },
+        )?;
+        let mut opened = Opened::V4 {
+            stateid,
+            seqid: 1,
+            delegation,
+            patience,
+        };
+        if confirm {
+            // v4.0: a new open-owner confirms its first OPEN
+            let confirmed = channel.call(
+                patience,
+                &|ops| {
+                    ops.putfh(&file);
+                    ops.open_confirm(&stateid, 1);
+                },
+                |r| {
+                    r.done(v4::PUTFH)?;
+                    r.open_confirm()
+                },
+            )?;
+            if let Opened::V4 { stateid, seqid, .. } = &mut opened {
+                *stateid = confirmed;
+                *seqid = 2;
+            }
+        }
+        Ok((channel, file, opened))
+    }
+}
+
+/// The root handle and size limits of an export in the server's NFSv4 namespace.
+fn v4_export(client: &Client, export: &str) -> io::Result<(Vec<u8>, v4::Attrs)> {
+    let names: Vec<&str> = export.split('/').filter(|n| !n.is_empty()).collect();
+    client
+        .call(
+            &|ops| {
+                ops.putrootfh();
+                names.iter().for_each(|n| ops.lookup(n));
+                ops.getfh();
+                ops.getattr(&[v4::ATTR_TYPE, v4::ATTR_MAXREAD, v4::ATTR_MAXWRITE]);
+            },
+            |r| {
+                r.done(v4::PUTROOTFH)?;
+                for _ in &names {
+                    r.done(v4::LOOKUP)?;
+                }
+                Ok((r.getfh()?, r.getattr()?))
+            },
+        )
+        .map_err(|e| match e.kind() {
+            io::ErrorKind::NotFound | io::ErrorKind::PermissionDenied => io::Error::new(
+                io::ErrorKind::PermissionDenied,
+                format!(
+                    "the server does not export {export} to this client over NFSv4 (not in its \
+                     pseudo filesystem, or no access)"
+                ),
+            ),
+            _ => e,
+        })
+}
+
+impl Drop for NfsTarget {
+    fn drop(&mut self) {
+        if let Dialect::V4 { client } = &self.dialect {
+            client.end();
+        }
     }
 }
 
 impl Target for NfsTarget {
     fn info(&self) -> TargetInfo {
         let mut parameters = BTreeMap::new();
-        parameters.insert("version".into(), "3".into());
+        parameters.insert("version".into(), self.options.version.name());
         parameters.insert("rsize".into(), self.rsize.to_string());
         parameters.insert("wsize".into(), self.wsize.to_string());
         parameters.insert("timeo".into(), self.options.timeo.to_string());
@@ -207,6 +414,16 @@ impl Target for NfsTarget {
             "attribute_cache".into(),
             "none (every call goes to the server)".into(),
         );
+        if let Dialect::V4 { client } = &self.dialect {
+            parameters.insert("lease_seconds".into(), client.lease.to_string());
+            if let Some(limits) = client.session_limits() {
+                parameters.insert("session_max_request".into(), limits.max_request.to_string());
+                parameters.insert(
+                    "session_max_response".into(),
+                    limits.max_response.to_string(),
+                );
+            }
+        }
         TargetInfo {
             url: self.url.redacted(),
             protocol: "nfs".into(),
@@ -225,243 +442,143 @@ impl Target for NfsTarget {
     }
 
     fn space(&self) -> io::Result<Option<Space>> {
-        let (total, free) = self.admin(|c| v3::fsstat(c, &self.root))?;
+        let (total, free) = match &self.dialect {
+            Dialect::V3 { admin } => self.v3_admin(admin, |c| v3::fsstat(c, &self.root))?,
+            Dialect::V4 { client } => {
+                let attrs = client.call(
+                    &|ops| {
+                        ops.putfh(&self.root);
+                        ops.getattr(&[v4::ATTR_SPACE_AVAIL, v4::ATTR_SPACE_TOTAL]);
+                    },
+                    |r| {
+                        r.done(v4::PUTFH)?;
+                        r.getattr()
+                    },
+                )?;
+                match (attrs.space_total, attrs.space_avail) {
+                    (Some(total), Some(free)) => (total, free),
+                    _ => return Ok(None),
+                }
+            }
+        };
         Ok(Some(Space { total, free }))
     }
 
     fn make_dir(&self, path: &str) -> io::Result<()> {
-        self.admin(|c| {
-            let (dir, name) = self.parent(c, path)?;
-            v3::mkdir(c, &dir, name).map(|_| ())
-        })
+        match &self.dialect {
+            Dialect::V3 { admin } => self.v3_admin(admin, |c| {
+                let (dir, name) = self.v3_parent(c, path)?;
+                v3::mkdir(c, &dir, name).map(|_| ())
+            }),
+            Dialect::V4 { client } => {
+                self.v4_in_parent(client, path, &|ops, name| ops.mkdir(name), |r| {
+                    r.done(v4::CREATE)
+                })
+            }
+        }
     }
 
     fn remove_dir(&self, path: &str) -> io::Result<()> {
-        self.admin(|c| {
-            let (dir, name) = self.parent(c, path)?;
-            v3::rmdir(c, &dir, name)
-        })
+        match &self.dialect {
+            Dialect::V3 { admin } => self.v3_admin(admin, |c| {
+                let (dir, name) = self.v3_parent(c, path)?;
+                v3::rmdir(c, &dir, name)
+            }),
+            Dialect::V4 { .. } => self.remove_file(path),
+        }
     }
 
     fn remove_file(&self, path: &str) -> io::Result<()> {
-        self.admin(|c| {
-            let (dir, name) = self.parent(c, path)?;
-            v3::remove(c, &dir, name)
-        })
+        match &self.dialect {
+            Dialect::V3 { admin } => self.v3_admin(admin, |c| {
+                let (dir, name) = self.v3_parent(c, path)?;
+                v3::remove(c, &dir, name)
+            }),
+            // NFSv4 REMOVE takes files and empty directories alike
+            Dialect::V4 { client } => {
+                self.v4_in_parent(client, path, &|ops, name| ops.remove(name), |r| {
+                    r.done(v4::REMOVE)
+                })
+            }
+        }
     }
 
     fn file_size(&self, path: &str) -> io::Result<Option<u64>> {
-        let found = self.admin(|c| {
-            let (dir, name) = self.parent(c, path)?;
-            v3::lookup(c, &dir, name)
-        });
+        let found = match &self.dialect {
+            Dialect::V3 { admin } => self.v3_admin(admin, |c| {
+                let (dir, name) = self.v3_parent(c, path)?;
+                v3::lookup(c, &dir, name).map(|(_, size)| size)
+            }),
+            Dialect::V4 { client } => self.v4_in_parent(
+                client,
+                path,
+                &|ops, name| {
+                    ops.lookup(name);
+                    ops.getattr(&[v4::ATTR_SIZE]);
+                },
+                |r| {
+                    r.done(v4::LOOKUP)?;
+                    Ok(r.getattr()?.size.unwrap_or(0))
+                },
+            ),
+        };
         match found {
-            Ok((_, size)) => Ok(Some(size)),
+            Ok(size) => Ok(Some(size)),
             Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
             Err(e) => Err(e),
         }
     }
 
     fn open(&self, path: &str, mode: OpenMode, io: IoSettings) -> io::Result<Box<dyn Handle>> {
-        let identity = Identity {
-            uid: self.options.uid,
-            gid: self.options.gid,
-        };
-        let mut conn = Connection::connect(self.addr, self.retry, identity)?;
-        let (dir, name) = self.parent(&mut conn, path)?;
-        let file = match mode {
-            OpenMode::Create => v3::create(&mut conn, &dir, name)?,
-            OpenMode::Existing => v3::lookup(&mut conn, &dir, name)?.0,
-        };
         let depth = io.queue_depth.clamp(1, MAX_QUEUE_DEPTH);
-        let buffers = (0..depth)
-            .map(|_| {
-                let mut buf = AlignedBuf::new(io.max_io);
-                payload::fill_base(&mut buf);
-                buf
-            })
-            .collect();
-        Ok(Box::new(NfsHandle {
-            conn,
+        let (channel, file, opened) = match &self.dialect {
+            Dialect::V3 { .. } => {
+                let mut conn = Connection::connect(self.addr, self.retry, self.identity())?;
+                let (dir, name) = self.v3_parent(&mut conn, path)?;
+                let file = match mode {
+                    OpenMode::Create => v3::create(&mut conn, &dir, name)?,
+                    OpenMode::Existing => v3::lookup(&mut conn, &dir, name)?.0,
+                };
+                let channel = state::Channel {
+                    conn,
+                    minor: 0,
+                    session: None,
+                };
+                (channel, file, Opened::V3)
+            }
+            Dialect::V4 { client } => {
+                // a slot for every call a full pipeline can have in flight
+                let pieces = io.max_io.div_ceil(self.rsize.min(self.wsize) as usize);
+                let slots = (depth * pieces).min(MAX_QUEUE_DEPTH) as u32;
+                self.v4_open(client, path, mode, slots)?
+            }
+        };
+        Ok(Box::new(NfsHandle::new(
+            channel,
             file,
-            rsize: self.rsize as usize,
-            wsize: self.wsize as usize,
-            buffers,
-            slots: (0..depth).map(|_| None).collect(),
-            in_flight: HashMap::new(),
-            checker: io.verify.then(|| Checker::new(io.max_io)),
-            call: Encoder::default(),
-        }))
-    }
-}
-
-/// A request being served: its buffer slot holds its data.
-struct Pending {
-    op: Op,
-    issued: Instant,
-    pieces_left: usize,
-}
-
-/// One RPC of a request: where in the request it starts and how long it is.
-#[derive(Clone, Copy)]
-struct Piece {
-    slot: usize,
-    at: usize,
-    len: usize,
-}
-
-struct NfsHandle {
-    conn: Connection,
-    file: Vec<u8>,
-    rsize: usize,
-    wsize: usize,
-    buffers: Vec<AlignedBuf>,
-    slots: Vec<Option<Pending>>,
-    in_flight: HashMap<u32, Piece>,
-    checker: Option<Checker>,
-    call: Encoder,
-}
-
-/// Sends one piece (a READ or a WRITE) under `xid`.
-#[allow(clippy::too_many_arguments)]
-fn send_piece(
-    conn: &mut Connection,
-    call: &mut Encoder,
-    file: &[u8],
-    xid: u32,
-    op: &Op,
-    piece: Piece,
-    data: &[u8],
-) {
-    let offset = op.offset + piece.at as u64;
-    if op.write {
-        conn.begin(call, xid, v3::NFS_PROGRAM, v3::VERSION, v3::WRITE);
-        call.opaque(file)
-            .u64(offset)
-            .u32(piece.len as u32)
-            .u32(v3::UNSTABLE)
-            .u32(piece.len as u32);
-        conn.send(call, &data[piece.at..piece.at + piece.len]);
-    } else {
-        conn.begin(call, xid, v3::NFS_PROGRAM, v3::VERSION, v3::READ);
-        call.opaque(file).u64(offset).u32(piece.len as u32);
-        conn.send(call, &[]);
-    }
-}
-
-impl Handle for NfsHandle {
-    fn execute(
-        &mut self,
-        ops: &mut dyn Iterator<Item = Op>,
-        sink: &mut dyn OpSink,
-        stop: &AtomicBool,
-    ) -> io::Result<()> {
-        let NfsHandle {
-            conn,
-            file,
-            rsize,
-            wsize,
-            buffers,
-            slots,
-            in_flight,
-            checker,
-            call,
-        } = self;
-        let mut free: Vec<usize> = (0..slots.len()).rev().collect();
-        loop {
-            // keep the pipeline full
-            while let Some(&slot) = free.last() {
-                if stop.load(Ordering::Relaxed) {
-                    break;
-                }
-                let Some(op) = ops.next() else { break };
-                free.pop();
-                let max = if op.write { *wsize } else { *rsize };
-                if op.write {
-                    payload::stamp(&mut buffers[slot][..op.len], op.offset);
-                }
-                let pieces = op.len.div_ceil(max);
-                slots[slot] = Some(Pending {
-                    op,
-                    issued: Instant::now(),
-                    pieces_left: pieces,
-                });
-                for at in (0..op.len).step_by(max) {
-                    let piece = Piece {
-                        slot,
-                        at,
-                        len: max.min(op.len - at),
-                    };
-                    let xid = conn.new_xid();
-                    send_piece(conn, call, file, xid, &op, piece, &buffers[slot]);
-                    in_flight.insert(xid, piece);
-                }
-            }
-            if in_flight.is_empty() {
-                return Ok(());
-            }
-            let reply = conn.receive(&mut |c| {
-                for (&xid, &piece) in in_flight.iter() {
-                    let op = slots[piece.slot]
-                        .as_ref()
-                        .expect("a piece's request is pending")
-                        .op;
-                    send_piece(c, call, file, xid, &op, piece, &buffers[piece.slot]);
-                }
-            })?;
-            // a reply to a call already answered (after a retransmission) is dropped
-            let Some(piece) = in_flight.remove(&reply.xid) else {
-                continue;
-            };
-            let pending = slots[piece.slot]
-                .as_mut()
-                .expect("a piece's request is pending");
-            let op = pending.op;
-            if op.write {
-                let written = v3::write_result(conn.record(), reply.results)? as usize;
-                if written != piece.len {
-                    return Err(io::Error::new(
-                        io::ErrorKind::WriteZero,
-                        "the server took a short write",
-                    ));
-                }
-            } else {
-                let (data, _eof) = v3::read_result(conn.record(), reply.results)?;
-                if data.len() != piece.len {
-                    return Err(io::Error::new(
-                        io::ErrorKind::UnexpectedEof,
-                        format!(
-                            "the file ended before offset {}",
-                            op.offset + (piece.at + data.len()) as u64
-                        ),
-                    ));
-                }
-                // the data is in this client's memory now; it is copied out only to be checked
-                if checker.is_some() {
-                    buffers[piece.slot][piece.at..piece.at + piece.len]
-                        .copy_from_slice(&conn.record()[data]);
-                }
-            }
-            pending.pieces_left -= 1;
-            if pending.pieces_left == 0 {
-                let Pending { op, issued, .. } = slots[piece.slot].take().expect("pending");
-                if let Some(checker) = checker.as_ref().filter(|_| !op.write) {
-                    checker.check(&buffers[piece.slot][..op.len], op.offset)?;
-                }
-                sink.completed(&op, issued.elapsed().as_nanos() as u64);
-                free.push(piece.slot);
-            }
-        }
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        v3::commit(&mut self.conn, &self.file)
+            opened,
+            self.rsize as usize,
+            self.wsize as usize,
+            depth,
+            io,
+        )))
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn request_sizes_are_capped_by_the_server_and_rounded_like_linux() {
+        assert_eq!(effective_size(Some(262_144), 1 << 20), 262_144);
+        assert_eq!(effective_size(Some(4_000_000_000), 1 << 20), 1 << 20);
+        assert_eq!(effective_size(None, 1 << 20), 1 << 20);
+        assert_eq!(effective_size(Some(1), 1 << 20), 512, "never below 512");
+        // a 1 MiB session cannot carry a 1 MiB WRITE and its headers: 512 KiB it is
+        assert_eq!(power_of_two_floor((1 << 20) - COMPOUND_OVERHEAD), 1 << 19);
+        assert_eq!(power_of_two_floor(1 << 20), 1 << 20);
+    }
 
     #[test]
     fn url_options_are_read_with_mount_option_names() {
@@ -485,11 +602,13 @@ mod tests {
             ),
             (600, 2, true, 2049)
         );
-        assert!(
-            Options::from_url(&Url::parse("nfs://h/d?version=4.1").unwrap())
-                .unwrap_err()
-                .contains("version=3")
-        );
+        let minor =
+            |v: &str| Options::from_url(&Url::parse(&format!("nfs://h/d?version={v}")).unwrap());
+        assert_eq!(minor("4").unwrap().version, Version::V4(0));
+        assert_eq!(minor("4.1").unwrap().version, Version::V4(1));
+        assert!(minor("4.2")
+            .unwrap_err()
+            .contains("use version=3, 4 or 4.1"));
         assert!(Options::from_url(&Url::parse("nfs://h/d?bogus=1").unwrap())
             .unwrap_err()
             .contains("'bogus'"));

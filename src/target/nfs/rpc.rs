@@ -64,6 +64,21 @@ impl Connection {
         })
     }
 
+    /// Retries as a soft mount with one short wait, for clean-up calls that must not hang on
+    /// a dead server.
+    pub fn fail_fast(&mut self) {
+        self.retry = Retry {
+            timeo: self.retry.timeo.min(Duration::from_secs(1)),
+            retrans: 0,
+            hard: false,
+            hard_limit: Duration::ZERO,
+        };
+    }
+
+    pub fn set_retry(&mut self, retry: Retry) {
+        self.retry = retry;
+    }
+
     /// The last reply record.
     pub fn record(&self) -> &[u8] {
         &self.buffer[..self.record_len]

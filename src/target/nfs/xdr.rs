@@ -94,6 +94,11 @@ impl<'a> Decoder<'a> {
         self.data.len() - self.pos
     }
 
+    /// Fixed-length opaque data (no length, no padding: the length is a multiple of four).
+    pub fn fixed(&mut self, len: usize) -> io::Result<&'a [u8]> {
+        self.take(len)
+    }
+
     pub fn skip(&mut self, len: usize) -> io::Result<()> {
         self.take(len).map(|_| ())
     }
