@@ -60,6 +60,9 @@ pub struct TestKey {
     pub record_size: u64,
     pub workers: usize,
     pub direct: bool,
+    /// Metadata tests: the entries in the directory while the test ran.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub entries: Option<u64>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]

@@ -183,6 +183,15 @@ fn bad_input_is_one_sentence_exit_2_and_writes_nothing() {
             "every record size is larger",
         ),
         ("run . --tests bogus", "the tests are write, rewrite, read"),
+        ("run . --tests write,create", "create is a metadata test"),
+        ("bigdir . --tests stat,read", "read is a data test"),
+        (
+            "bigdir . --count 10 --step 11",
+            "--step (11) is larger than --count (10)",
+        ),
+        ("bigdir . --direct", "--direct applies to data tests"),
+        ("bigdir . --workers 2", "--workers applies to data tests"),
+        ("bigdir . --count 0", "--count"),
     ];
     for (args, says) in cases {
         // a small file, so a case that were wrongly accepted would not fill the disk
@@ -333,6 +342,61 @@ fn workers_report_their_own_figures_and_the_aggregate() {
         "{md}"
     );
     assert!(work_dirs(dir.path()).is_empty());
+}
+
+#[test]
+fn bigdir_measures_every_metadata_test_at_every_size_and_cleans_up() {
+    let dir = scratch();
+    let out = run_in(
+        dir.path(),
+        "bigdir . --count 250 --step 100 --sample 20 --runs 2 --warmup 0 --json r.json --csv r.csv",
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let doc = json(&dir.path().join("r.json"));
+    let tests = doc["tests"].as_array().unwrap();
+    let cells: Vec<(String, u64)> = tests
+        .iter()
+        .map(|t| {
+            (
+                t["test"].as_str().unwrap().to_string(),
+                t["entries"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    // 100, 200, then the rest up to --count
+    for entries in [100, 200, 250] {
+        for test in ["create", "stat", "list", "remove"] {
+            assert!(
+                cells.contains(&(test.to_string(), entries)),
+                "{test} at {entries}"
+            );
+        }
+    }
+    assert_eq!(cells.len(), 12);
+    for test in tests {
+        assert_eq!(test["summary"]["unit"], "ops/s");
+        let expected_ops = match (
+            test["test"].as_str().unwrap(),
+            test["entries"].as_u64().unwrap(),
+        ) {
+            ("create" | "remove", _) => 100,
+            ("stat", _) => 20,
+            (_, entries) => entries,
+        };
+        for run in test["runs"].as_array().unwrap() {
+            assert_eq!(run["ops"], expected_ops, "{}", test["test"]);
+        }
+    }
+    let table = String::from_utf8_lossy(&out.stdout);
+    assert!(table.contains("list entries/s"), "{table}");
+    assert!(fs::read_to_string(dir.path().join("r.csv"))
+        .unwrap()
+        .contains("entries"));
+    assert_eq!(
+        entries(dir.path()),
+        ["r.csv", "r.journal.jsonl", "r.json"],
+        "the big directory is gone"
+    );
 }
 
 #[test]

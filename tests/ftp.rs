@@ -93,6 +93,56 @@ fn ftp_runs_write_and_read_and_reports_the_rest_unsupported() {
         work_dirs(Path::new(&env["SHAREBENCH_DATA_DIR"])).is_empty(),
         "work files left on the server"
     );
+
+    // metadata over FTP: STOR of empty files, SIZE, NLST, DELE (MKD and RMD for directories)
+    for (kind, tests) in [
+        ("file", "create,stat,list,remove"),
+        ("dir", "create,list,remove"),
+    ] {
+        let out = sharebench_in_lab(
+            &lab,
+            &[
+                "bigdir",
+                &env["SHAREBENCH_FTP_URL"],
+                "--count",
+                "200",
+                "--step",
+                "100",
+                "--sample",
+                "20",
+                "--runs",
+                "1",
+                "--warmup",
+                "0",
+                "--kind",
+                kind,
+                "--tests",
+                tests,
+                "--json",
+                result.to_str().unwrap(),
+            ],
+        );
+        assert!(out.status.success(), "{kind}: {}", text(&out.stderr));
+        assert_eq!(
+            json(&result)["tests"].as_array().unwrap().len(),
+            tests.split(',').count() * 2,
+            "{kind}"
+        );
+    }
+    let out = sharebench_in_lab(
+        &lab,
+        &["bigdir", &env["SHAREBENCH_FTP_URL"], "--kind", "dir"],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("FTP cannot stat a directory"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert!(
+        work_dirs(Path::new(&env["SHAREBENCH_DATA_DIR"])).is_empty(),
+        "work files left on the server"
+    );
     assert!(lab.run("down", &[]).status.success());
 }
 

@@ -193,6 +193,51 @@ fn nfs_data_crosses_with_nfs_cp_both_ways() {
 }
 
 #[test]
+fn bigdir_runs_over_every_nfs_version_and_the_server_sees_every_entry() {
+    let Some((_one, lab, env)) = lab_up(&[]) else {
+        return;
+    };
+    let data = Path::new(&env["SHAREBENCH_DATA_DIR"]);
+    // 1500 entries take more than one READDIR reply, so listing follows the cookies
+    for version in VERSIONS {
+        let out = sharebench_in_lab(
+            &lab,
+            &[
+                "bigdir",
+                &nfs_url(&env, version, ""),
+                "--count",
+                "1500",
+                "--step",
+                "750",
+                "--sample",
+                "50",
+                "--runs",
+                "1",
+                "--warmup",
+                "0",
+                "--keep",
+            ],
+        );
+        assert!(out.status.success(), "{version}: {}", text(&out.stderr));
+        let table = text(&out.stdout);
+        assert!(table.contains("remove ops/s"), "{version}: {table}");
+        // the server's own filesystem holds what the client says it made
+        let work = work_dirs(data);
+        assert_eq!(work.len(), 1, "{version}");
+        let big = data.join(&work[0]).join("bigdir");
+        let mut names: Vec<String> = fs::read_dir(&big)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        names.sort();
+        assert_eq!(names.len(), 1500, "{version}");
+        assert_eq!(names[0], "f00000000");
+        assert_eq!(names[1499], "f00001499");
+        fs::remove_dir_all(data.join(&work[0])).unwrap();
+    }
+}
+
+#[test]
 fn nfsv4_state_outlives_a_pause_longer_than_the_lease() {
     let Some((_one, lab, env)) = lab_up(&[]) else {
         return;

@@ -49,7 +49,8 @@ pub fn warnings(tests: &[TestResult], cache: CacheContext) -> Vec<Warning> {
     for result in tests {
         let key = &result.key;
         let working_set = key.file_size * key.workers as u64;
-        if cache.taints(key.test, working_set) {
+        // (metadata tests have no working set of data; their caches are the directory's)
+        if !key.test.is_metadata() && cache.taints(key.test, working_set) {
             let largest = tainted.entry(key.test).or_default();
             *largest = (*largest).max(working_set);
         }
@@ -135,11 +136,14 @@ fn noisy_warning(test: TestKind, cells: &[(f64, &TestResult)]) -> Warning {
         .iter()
         .max_by(|a, b| a.0.total_cmp(&b.0))
         .expect("at least one noisy cell");
-    let place = format!(
-        "{} file, {} records",
-        format_size(worst.key.file_size),
-        format_size(worst.key.record_size)
-    );
+    let place = match worst.key.entries {
+        Some(entries) => format!("directory of {entries} entries"),
+        None => format!(
+            "{} file, {} records",
+            format_size(worst.key.file_size),
+            format_size(worst.key.record_size)
+        ),
+    };
     let spread = if cells.len() == 1 {
         format!("runs vary by {:.1} % ({place})", cv * 100.0)
     } else {
@@ -205,6 +209,7 @@ mod tests {
             record_size: 4096,
             workers: 1,
             direct: false,
+            entries: None,
         };
         summarise(key, runs)
     }

@@ -1,5 +1,6 @@
 //! The command line, as clap reads it.
 
+use crate::engine::EntryKind;
 use crate::target::local::LocalEngine;
 use crate::units;
 use crate::workload::TestKind;
@@ -27,6 +28,9 @@ pub enum Command {
     Run(RunArgs),
     /// Run the tests over a grid of file sizes and record sizes, like iozone -a.
     Matrix(MatrixArgs),
+    /// Measure metadata in one directory as it grows: create, stat, list and remove rates at
+    /// each size, to show where a big directory starts to crawl.
+    Bigdir(BigdirArgs),
     /// Real Samba, NFS-Ganesha and vsftpd in network namespaces, to experiment and to test.
     Lab {
         #[command(subcommand)]
@@ -70,11 +74,38 @@ pub struct MatrixArgs {
     pub method: MethodArgs,
 }
 
+#[derive(Args, Debug)]
+pub struct BigdirArgs {
+    /// Where to measure: a directory or a URL, as for run [default: current directory]
+    pub target: Option<String>,
+
+    /// Entries in the directory at its largest
+    #[arg(long, default_value_t = 10_000, value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
+    pub count: u64,
+
+    /// Entries added between two measured sizes, and created or removed per create or remove
+    /// run [default: a tenth of --count]
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    pub step: Option<u64>,
+
+    /// What the directory holds
+    #[arg(long, value_enum, default_value_t = EntryKind::File)]
+    pub kind: EntryKind,
+
+    /// Entries looked up (at random) per stat run
+    #[arg(long, default_value_t = 500, value_parser = clap::value_parser!(u64).range(1..))]
+    pub sample: u64,
+
+    #[command(flatten)]
+    pub method: MethodArgs,
+}
+
 /// Settings shared by every measuring command.
 #[derive(Args, Debug)]
 pub struct MethodArgs {
     /// Tests to run, comma-separated: write, rewrite, read, reread, random-read, random-write,
-    /// backward-read, record-rewrite, stride-read, mixed
+    /// backward-read, record-rewrite, stride-read, mixed; for bigdir: create, stat, list, remove
+    /// [bigdir default: all four]
     #[arg(
         long,
         value_delimiter = ',',

@@ -1,20 +1,20 @@
 //! Wiring of the measuring commands: check the input, set up the work directory and the journal,
 //! run the engine, hand the results to the reports.
 
-use super::args::{MatrixArgs, MethodArgs, RunArgs};
+use super::args::{BigdirArgs, MatrixArgs, MethodArgs, RunArgs};
 use super::targets;
 use super::{Failure, EXIT_INTERRUPTED};
 use crate::analysis::warnings::{self, warnings, CacheContext};
 use crate::engine::preflight;
 use crate::engine::workdir::WorkDir;
-use crate::engine::{self, caches, Cell, Observer, Plan, Stop};
+use crate::engine::{self, caches, Cell, EntryKind, MetadataParams, Observer, Plan, Stop};
 use crate::monitor::host::HostInfo;
 use crate::report::form::{self, UNITS_LINE};
 use crate::report::journal::Journal;
 use crate::report::progress::Progress;
-use crate::report::{grid, table};
+use crate::report::{bigdir, grid, table};
 use crate::result::{Document, RunRecord, TestKey, TestResult, ToolInfo, SCHEMA};
-use crate::target::local::is_memory_filesystem;
+use crate::target::local::{is_memory_filesystem, LocalEngine};
 use crate::target::{IoSettings, OpenMode, Target, TargetInfo};
 use crate::units::format_size;
 use crate::workload::{AccessParams, TestKind};
@@ -35,11 +35,14 @@ enum Layout {
     Forms,
     /// One file-size × record-size grid per test.
     Grids,
+    /// One table: the metadata rates at each directory size.
+    BigDir,
 }
 
 pub fn run(args: RunArgs) -> Result<(), Failure> {
     let method = &args.method;
     check_method(method)?;
+    check_data_tests(method)?;
     if args.file_size == Some(0) {
         return Err(Failure::bad_input("--file-size must be at least 1 byte."));
     }
@@ -68,6 +71,7 @@ pub fn run(args: RunArgs) -> Result<(), Failure> {
             record_size: args
                 .record_size
                 .unwrap_or_else(|| test.default_record_size().min(fit.file_size)),
+            entries: None,
         })
         .collect();
     let config = json!({
@@ -82,6 +86,7 @@ pub fn run(args: RunArgs) -> Result<(), Failure> {
 pub fn matrix(args: MatrixArgs) -> Result<(), Failure> {
     let method = &args.method;
     check_method(method)?;
+    check_data_tests(method)?;
     let (files, records) = (&args.file_sizes.0, &args.record_sizes.0);
     let largest_file = *files.iter().max().expect("a range has at least one size");
     let smallest_record = *records.iter().min().expect("a range has at least one size");
@@ -104,6 +109,7 @@ pub fn matrix(args: MatrixArgs) -> Result<(), Failure> {
                 test,
                 file_size,
                 record_size,
+                entries: None,
             }));
         }
     }
@@ -114,6 +120,95 @@ pub fn matrix(args: MatrixArgs) -> Result<(), Failure> {
     });
     let plan = plan(method, cells)?;
     session(target, plan, method, config, unsupported, Layout::Grids)
+}
+
+pub fn bigdir(args: BigdirArgs) -> Result<(), Failure> {
+    let method = &args.method;
+    check_method(method)?;
+    // the data tests' default list means "not chosen": then all metadata tests run
+    let tests: Vec<TestKind> = if method.tests == TestKind::DEFAULT {
+        TestKind::METADATA.to_vec()
+    } else {
+        method.tests.clone()
+    };
+    if let Some(data) = tests.iter().find(|t| !t.is_metadata()) {
+        return Err(Failure::bad_input(format!(
+            "{data} is a data test, for run or matrix; bigdir runs create, stat, list and remove."
+        )));
+    }
+    let data_only = [
+        (method.workers > 1, "--workers"),
+        (method.direct, "--direct"),
+        (method.qd > 1, "--qd"),
+        (method.fsync, "--fsync"),
+        (method.verify, "--verify"),
+        (method.engine != LocalEngine::Psync, "--engine"),
+    ];
+    if let Some((_, flag)) = data_only.iter().find(|(set, _)| *set) {
+        return Err(Failure::bad_input(format!(
+            "{flag} applies to data tests; bigdir measures one client's metadata operations."
+        )));
+    }
+    let step = args.step.unwrap_or((args.count / 10).max(1));
+    if step > args.count {
+        return Err(Failure::bad_input(format!(
+            "--step ({step}) is larger than --count ({}).",
+            args.count
+        )));
+    }
+    let target = targets::open(args.target.as_deref(), method)?;
+    let target = target.as_ref();
+    if !target.capabilities().metadata {
+        return Err(Failure::bad_input(format!(
+            "{} targets cannot create, list and remove directory entries.",
+            target.info().protocol
+        )));
+    }
+    let ftp = target.info().protocol == "ftp";
+    if ftp && args.kind == EntryKind::Dir && tests.contains(&TestKind::Stat) {
+        return Err(Failure::bad_input(
+            "FTP cannot stat a directory (SIZE is for files); use --kind file, or --tests \
+             create,list,remove.",
+        ));
+    }
+    // the directory grows level by level; every test runs at every level
+    let levels = (1..=args.count / step)
+        .map(|i| i * step)
+        .chain((args.count % step != 0).then_some(args.count));
+    let cells = levels
+        .flat_map(|entries| {
+            tests.iter().map(move |&test| Cell {
+                test,
+                file_size: 0,
+                record_size: 0,
+                entries: Some(entries),
+            })
+        })
+        .collect();
+    let config = json!({
+        "command": "bigdir",
+        "count": args.count,
+        "step": step,
+        "sample": args.sample,
+        "kind": args.kind,
+    });
+    let mut plan = plan(method, cells)?;
+    plan.metadata = MetadataParams {
+        step,
+        sample: args.sample,
+        kind: args.kind,
+    };
+    session(target, plan, method, config, Vec::new(), Layout::BigDir)
+}
+
+/// Run and matrix measure data; the metadata tests belong to bigdir.
+fn check_data_tests(method: &MethodArgs) -> Result<(), Failure> {
+    match method.tests.iter().find(|t| t.is_metadata()) {
+        Some(test) => Err(Failure::bad_input(format!(
+            "{test} is a metadata test; run it with sharebench bigdir."
+        ))),
+        None => Ok(()),
+    }
 }
 
 /// Checks the settings that need no target.
@@ -192,6 +287,7 @@ fn plan(method: &MethodArgs, cells: Vec<Cell>) -> Result<Plan, Failure> {
             stride: method.stride,
             read_pct: method.read_pct,
         },
+        metadata: MetadataParams::default(),
     })
 }
 
@@ -210,12 +306,16 @@ impl Observer for Recording<'_> {
         } else {
             ("run", self.runs)
         };
-        self.progress.starting(format!(
-            "{} {} file, {} records, {kind} {n}/{of}",
-            cell.test,
-            format_size(cell.file_size),
-            format_size(cell.record_size)
-        ));
+        let place = match cell.entries {
+            Some(entries) => format!("in a directory of {entries}"),
+            None => format!(
+                "{} file, {} records",
+                format_size(cell.file_size),
+                format_size(cell.record_size)
+            ),
+        };
+        self.progress
+            .starting(format!("{} {place}, {kind} {n}/{of}", cell.test));
     }
 
     fn run_finished(&mut self, key: &TestKey, run: &RunRecord) -> io::Result<()> {
@@ -327,7 +427,7 @@ fn session(
     }));
 
     print!("{}", terminal_report(&document, method, layout));
-    let written = write_outputs(&document, method);
+    let written = write_outputs(&document, method, layout);
 
     let kept = format!(
         "{} finished run(s) are kept in {}",
@@ -415,6 +515,7 @@ fn terminal_report(document: &Document, method: &MethodArgs, layout: Layout) -> 
     let tables: Vec<table::Table> = match layout {
         Layout::Forms => forms(document, method),
         Layout::Grids => grid::grids(&document.tests),
+        Layout::BigDir => vec![bigdir::table(&document.tests)],
     };
     for table in &tables {
         out.push('\n');
@@ -488,7 +589,7 @@ fn notes_for(result: &TestResult, document: &Document) -> Vec<String> {
     notes
 }
 
-fn write_outputs(document: &Document, method: &MethodArgs) -> Result<(), Failure> {
+fn write_outputs(document: &Document, method: &MethodArgs, layout: Layout) -> Result<(), Failure> {
     let write = |path: &Path, text: String| {
         std::fs::write(path, text)
             .map_err(|e| Failure::failed(format!("cannot write {}: {e}.", path.display())))
@@ -498,7 +599,10 @@ fn write_outputs(document: &Document, method: &MethodArgs) -> Result<(), Failure
         write(path, text + "\n")?;
     }
     if method.csv.is_some() || method.markdown.is_some() {
-        let tables = forms(document, method);
+        let tables = match layout {
+            Layout::BigDir => vec![bigdir::table(&document.tests)],
+            Layout::Forms | Layout::Grids => forms(document, method),
+        };
         if let Some(path) = &method.csv {
             write(path, table::csv(&tables))?;
         }

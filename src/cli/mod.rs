@@ -66,6 +66,7 @@ pub fn main() -> i32 {
     let outcome = match cli.command {
         Command::Run(args) => measure::run(args),
         Command::Matrix(args) => measure::matrix(args),
+        Command::Bigdir(args) => measure::bigdir(args),
         Command::Lab { command } => lab::run(command),
     };
     match outcome {

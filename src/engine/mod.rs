@@ -2,6 +2,7 @@
 //! together, every finished run handed to the observer at once (the journal writes it before the
 //! next run starts). Measuring never prints.
 
+mod bigdir;
 pub mod caches;
 pub mod preflight;
 pub mod recorder;
@@ -17,12 +18,14 @@ use std::io;
 use std::sync::atomic::{AtomicBool, Ordering};
 use workdir::WorkDir;
 
-/// One test at one file size and record size.
+/// One test at one file size and record size, or (metadata tests) at one directory size.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Cell {
     pub test: TestKind,
     pub file_size: u64,
     pub record_size: u64,
+    /// Entries in the big directory when a metadata test runs.
+    pub entries: Option<u64>,
 }
 
 /// Everything the engine needs to know, validated by the caller.
@@ -41,6 +44,37 @@ pub struct Plan {
     /// record size so the layouts match).
     pub verify: bool,
     pub params: AccessParams,
+    pub metadata: MetadataParams,
+}
+
+/// What the metadata tests do at each directory size.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct MetadataParams {
+    /// Entries created or removed per run.
+    pub step: u64,
+    /// Entries looked up per stat run.
+    pub sample: u64,
+    pub kind: EntryKind,
+}
+
+impl Default for MetadataParams {
+    fn default() -> Self {
+        MetadataParams {
+            step: 500,
+            sample: 500,
+            kind: EntryKind::File,
+        }
+    }
+}
+
+/// What the big directory holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum EntryKind {
+    /// Empty files.
+    File,
+    /// Empty directories.
+    Dir,
 }
 
 impl Plan {
@@ -56,6 +90,7 @@ impl Plan {
             record_size: cell.record_size,
             workers: self.workers,
             direct: self.direct,
+            entries: cell.entries,
         }
     }
 }
@@ -114,7 +149,11 @@ pub fn execute(
             .chain((1..=plan.runs).map(|n| (n, false)));
         for (n, warmup) in schedule {
             observer.run_starting(cell, n, warmup);
-            let outcome = run::measure(target, plan, cell, workdir, n, warmup, stop);
+            let outcome = if cell.test.is_metadata() {
+                bigdir::measure(target, plan, cell, workdir, n, warmup, stop)
+            } else {
+                run::measure(target, plan, cell, workdir, n, warmup, stop)
+            };
             let record = match outcome {
                 Ok(Some(record)) => record,
                 Ok(None) => return finish(tests, key, runs, Some(Stop::Interrupted)),
@@ -154,8 +193,13 @@ fn finish(
 
 /// Summarises the counted runs of one cell and flags their outliers.
 pub fn summarise(key: TestKey, mut runs: Vec<RunRecord>) -> TestResult {
-    let rates: Vec<f64> = runs.iter().map(|run| run.bytes_per_s).collect();
-    let summary = Summary::of(&rates, "bytes/s");
+    // metadata tests count operations, data tests bytes
+    let (rates, unit): (Vec<f64>, _) = if key.test.is_metadata() {
+        (runs.iter().map(|run| run.ops_per_s).collect(), "ops/s")
+    } else {
+        (runs.iter().map(|run| run.bytes_per_s).collect(), "bytes/s")
+    };
+    let summary = Summary::of(&rates, unit);
     if let Some(summary) = &summary {
         for &i in &summary.outliers {
             runs[i].outlier = true;

@@ -178,6 +178,7 @@ mod tests {
             record_size: 1 << 20,
             workers: 1,
             direct: false,
+            entries: None,
         };
         let result = summarise(
             key,
@@ -222,6 +223,7 @@ mod tests {
             record_size: 1 << 20,
             workers: 3,
             direct: false,
+            entries: None,
         };
         let with_workers = |n: usize, mbs: [f64; 3]| {
             let mut record = run(n, mbs.iter().sum());

@@ -73,6 +73,7 @@ mod tests {
             record_size,
             workers: 1,
             direct: false,
+            entries: None,
         };
         summarise(key, vec![run])
     }

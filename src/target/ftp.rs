@@ -203,6 +203,22 @@ impl Target for FtpTarget {
         }
     }
 
+    fn create_file(&self, path: &str) -> io::Result<()> {
+        let path = self.path(path);
+        self.admin(|ftp| ftp.put_file(&path, &mut io::empty()).map(drop))
+    }
+
+    fn list_dir(&self, path: &str) -> io::Result<u64> {
+        let path = self.path(path);
+        // NLST names each entry on a line of its own, nothing else
+        self.admin(|ftp| ftp.nlst(Some(&path))).map(|names| {
+            names
+                .iter()
+                .filter(|n| !n.ends_with("/.") && !n.ends_with("/..") && *n != "." && *n != "..")
+                .count() as u64
+        })
+    }
+
     fn open(&self, path: &str, mode: OpenMode, io: IoSettings) -> io::Result<Box<dyn Handle>> {
         let path = self.path(path);
         let mut control = login(

@@ -100,8 +100,13 @@ pub trait Target: Send + Sync {
     fn make_dir(&self, path: &str) -> io::Result<()>;
     fn remove_dir(&self, path: &str) -> io::Result<()>;
     fn remove_file(&self, path: &str) -> io::Result<()>;
-    /// The size of a file, or `None` when it does not exist.
+    /// The size of a file, or `None` when it does not exist (a stat).
     fn file_size(&self, path: &str) -> io::Result<Option<u64>>;
+    /// Creates an empty file, or empties an existing one, and closes it.
+    fn create_file(&self, path: &str) -> io::Result<()>;
+    /// How many entries a directory holds, counted from a full listing as `ls` fetches it
+    /// ("." and ".." not counted).
+    fn list_dir(&self, path: &str) -> io::Result<u64>;
     fn open(&self, path: &str, mode: OpenMode, io: IoSettings) -> io::Result<Box<dyn Handle>>;
 }
 

@@ -30,6 +30,14 @@ pub enum TestKind {
     StrideRead,
     /// Random reads and writes, `read_pct` percent reads.
     Mixed,
+    /// Metadata: create entries in a directory of a given size (then taken away, untimed).
+    Create,
+    /// Metadata: look up random entries of a directory and read their attributes.
+    Stat,
+    /// Metadata: list the whole directory.
+    List,
+    /// Metadata: remove entries from a directory of a given size (then put back, untimed).
+    Remove,
 }
 
 /// Settings some tests use.
@@ -72,6 +80,18 @@ impl TestKind {
         TestKind::RandomWrite,
     ];
 
+    /// The big-directory tests, which count operations instead of bytes.
+    pub const METADATA: [TestKind; 4] = [
+        TestKind::Create,
+        TestKind::Stat,
+        TestKind::List,
+        TestKind::Remove,
+    ];
+
+    pub fn is_metadata(self) -> bool {
+        TestKind::METADATA.contains(&self)
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             TestKind::Write => "write",
@@ -84,12 +104,16 @@ impl TestKind {
             TestKind::RecordRewrite => "record-rewrite",
             TestKind::StrideRead => "stride-read",
             TestKind::Mixed => "mixed",
+            TestKind::Create => "create",
+            TestKind::Stat => "stat",
+            TestKind::List => "list",
+            TestKind::Remove => "remove",
         }
     }
 
-    /// True for tests that need the file to exist, filled, before they start.
+    /// True for data tests that need the file to exist, filled, before they start.
     pub fn needs_file(self) -> bool {
-        self != TestKind::Write
+        self != TestKind::Write && !self.is_metadata()
     }
 
     /// True for tests that write (and so take `--fsync`).
@@ -119,7 +143,7 @@ impl TestKind {
     /// True for tests that need to read or write at any offset (all but write and read), which
     /// a streaming protocol such as FTP cannot do.
     pub fn needs_random_access(self) -> bool {
-        !matches!(self, TestKind::Write | TestKind::Read)
+        !matches!(self, TestKind::Write | TestKind::Read) && !self.is_metadata()
     }
 
     /// True for tests that measure the cache by design: caches are never dropped before them.
@@ -136,14 +160,23 @@ impl TestKind {
         }
     }
 
-    /// The requests of one pass over a file. `seed` varies the random orders between workers and
-    /// runs so that no two passes hit the same sequence.
+    /// The requests of one pass over a file (none for a metadata test). `seed` varies the random
+    /// orders between workers and runs so that no two passes hit the same sequence.
     pub fn ops(self, file_size: u64, record_size: u64, params: AccessParams, seed: u64) -> Ops {
-        let records = file_size / record_size;
+        let records = if self.is_metadata() {
+            0
+        } else {
+            file_size / record_size
+        };
         let order = match self {
-            TestKind::Write | TestKind::Rewrite | TestKind::Read | TestKind::Reread => {
-                Order::Forward
-            }
+            TestKind::Write
+            | TestKind::Rewrite
+            | TestKind::Read
+            | TestKind::Reread
+            | TestKind::Create
+            | TestKind::Stat
+            | TestKind::List
+            | TestKind::Remove => Order::Forward,
             TestKind::BackwardRead => Order::Backward,
             TestKind::StrideRead => Order::Stride(params.stride),
             TestKind::RecordRewrite => Order::HotSpot,
@@ -181,10 +214,16 @@ impl FromStr for TestKind {
         let name = name.trim().to_ascii_lowercase().replace('_', "-");
         TestKind::ALL
             .into_iter()
+            .chain(TestKind::METADATA)
             .find(|test| test.name() == name)
             .ok_or_else(|| {
                 let known: Vec<_> = TestKind::ALL.iter().map(|t| t.name()).collect();
-                format!("unknown test '{name}'; the tests are {}", known.join(", "))
+                let metadata: Vec<_> = TestKind::METADATA.iter().map(|t| t.name()).collect();
+                format!(
+                    "unknown test '{name}'; the tests are {}, and for bigdir {}",
+                    known.join(", "),
+                    metadata.join(", ")
+                )
             })
     }
 }

@@ -129,6 +129,19 @@ impl Target for LocalTarget {
         }
     }
 
+    fn create_file(&self, path: &str) -> io::Result<()> {
+        fs::File::create(self.path(path)).map(drop)
+    }
+
+    fn list_dir(&self, path: &str) -> io::Result<u64> {
+        let mut entries = 0;
+        for entry in fs::read_dir(self.path(path))? {
+            entry?;
+            entries += 1;
+        }
+        Ok(entries)
+    }
+
     fn open(&self, path: &str, mode: OpenMode, io: IoSettings) -> io::Result<Box<dyn Handle>> {
         let mut options = OpenOptions::new();
         options.read(true).write(true);

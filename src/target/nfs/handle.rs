@@ -3,8 +3,8 @@
 //! ("pieces"); on v4.1 each call in flight holds a session slot.
 
 use super::rpc::Connection;
-use super::state::{self, Channel, Slot};
-use super::v4::{self, Ops, Results, SessionId, StateId};
+use super::state::{self, Channel, OpenState, Slot};
+use super::v4::{self, Ops, Results, SessionId};
 use super::{v3, xdr::Encoder};
 use crate::target::buffer::AlignedBuf;
 use crate::target::payload::{self, Checker};
@@ -19,11 +19,7 @@ pub enum Opened {
     /// NFSv3 is stateless: the file handle is all.
     V3,
     V4 {
-        stateid: StateId,
-        /// The open-owner's next sequence id (v4.0; v4.1 ignores it).
-        seqid: u32,
-        /// A delegation the server granted anyway, returned on close.
-        delegation: Option<StateId>,
+        state: OpenState,
         /// How long DELAY answers are retried.
         patience: Duration,
     },
@@ -129,7 +125,7 @@ impl Wire<'_> {
                     call.u32(v3::UNSTABLE).u32(len as u32);
                 }
             }
-            Opened::V4 { stateid, .. } => {
+            Opened::V4 { state, .. } => {
                 conn.begin(call, xid, v3::NFS_PROGRAM, v4::VERSION, v4::COMPOUND);
                 let mut ops = Ops::new(std::mem::take(call), self.minor);
                 if let (Some((id, highest)), Some(slot)) = (self.session, c.session_slot) {
@@ -137,9 +133,9 @@ impl Wire<'_> {
                 }
                 ops.putfh(self.file);
                 if op.write {
-                    ops.write_header(stateid, offset, len as u32);
+                    ops.write_header(&state.stateid, offset, len as u32);
                 } else {
-                    ops.read(stateid, offset, len as u32);
+                    ops.read(&state.stateid, offset, len as u32);
                 }
                 *call = ops.finish();
             }
@@ -330,13 +326,7 @@ impl Handle for NfsHandle {
 impl Drop for NfsHandle {
     /// NFSv4: closes the open state and ends the handle's session, best effort.
     fn drop(&mut self) {
-        let Opened::V4 {
-            stateid,
-            seqid,
-            delegation,
-            ..
-        } = self.opened
-        else {
+        let Opened::V4 { state, .. } = self.opened else {
             return;
         };
         // a run that failed part-way may leave calls in flight on a slot; free them all
@@ -348,18 +338,7 @@ impl Drop for NfsHandle {
             }
         }
         self.channel.conn.fail_fast();
-        let file = &self.file;
-        let _ = self.channel.call(
-            Duration::ZERO,
-            &|ops| {
-                ops.putfh(file);
-                if let Some(delegation) = &delegation {
-                    ops.delegreturn(delegation);
-                }
-                ops.close(seqid, &stateid);
-            },
-            |_| Ok(()),
-        );
+        let _ = state::close(&mut self.channel, Duration::ZERO, &self.file, &state);
         state::end_session(&mut self.channel);
     }
 }

@@ -15,7 +15,7 @@ use super::{Capabilities, Handle, IoSettings, OpenMode, Space, Target, TargetInf
 use handle::{NfsHandle, Opened};
 use rpc::{Connection, Identity, Retry};
 use state::Client;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::io;
 use std::net::{SocketAddr, ToSocketAddrs};
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -134,6 +134,10 @@ pub struct NfsTarget {
     rsize: u32,
     wsize: u32,
     dialect: Dialect,
+    /// Directory handles by path, like the kernel's dentry cache: an operation on a file costs
+    /// one call, not one per path component. Only directories this client walked are kept, and
+    /// removing one forgets it and everything under it.
+    dirs: Mutex<HashMap<String, Vec<u8>>>,
     /// Names v4.0 open-owners uniquely within this client.
     owners: AtomicU32,
 }
@@ -243,6 +247,7 @@ impl NfsTarget {
             retry,
             root,
             dialect,
+            dirs: Mutex::new(HashMap::new()),
             owners: AtomicU32::new(0),
         })
     }
@@ -263,6 +268,40 @@ impl NfsTarget {
         work(&mut admin)
     }
 
+    /// The cached handle of the directory `dirs` names, if it was looked up before.
+    fn cached_dir(&self, dirs: &[&str]) -> Option<Vec<u8>> {
+        if dirs.is_empty() {
+            return Some(self.root.clone());
+        }
+        let cache = self.dirs.lock().unwrap_or_else(|p| p.into_inner());
+        cache.get(&dirs.join("/")).cloned()
+    }
+
+    fn remember_dir(&self, dirs: &[&str], handle: &[u8]) {
+        let mut cache = self.dirs.lock().unwrap_or_else(|p| p.into_inner());
+        cache.insert(dirs.join("/"), handle.to_vec());
+    }
+
+    /// Forgets a removed directory and everything under it.
+    fn forget_dir(&self, path: &str) {
+        let path = path.trim_matches('/');
+        let mut cache = self.dirs.lock().unwrap_or_else(|p| p.into_inner());
+        cache.retain(|dir, _| dir != path && !dir.starts_with(&format!("{path}/")));
+    }
+
+    /// NFSv3: the handle of the directory `dirs` names, walked to one LOOKUP at a time.
+    fn v3_dir(&self, conn: &mut Connection, dirs: &[&str]) -> io::Result<Vec<u8>> {
+        if let Some(dir) = self.cached_dir(dirs) {
+            return Ok(dir);
+        }
+        let mut dir = self.root.clone();
+        for name in dirs {
+            dir = v3::lookup(conn, &dir, name)?.0;
+        }
+        self.remember_dir(dirs, &dir);
+        Ok(dir)
+    }
+
     /// NFSv3: the handle of the directory holding `path`, and the last name in it.
     fn v3_parent<'p>(
         &self,
@@ -270,15 +309,34 @@ impl NfsTarget {
         path: &'p str,
     ) -> io::Result<(Vec<u8>, &'p str)> {
         let (dirs, last) = split(path)?;
-        let mut dir = self.root.clone();
-        for name in dirs {
-            dir = v3::lookup(conn, &dir, name)?.0;
-        }
-        Ok((dir, last))
+        Ok((self.v3_dir(conn, &dirs)?, last))
     }
 
-    /// NFSv4: one compound that walks from the export root to the directory holding `path`
-    /// and applies `last_op` to the last name there.
+    /// NFSv4: the handle of the directory `dirs` names, walked to in one compound.
+    fn v4_dir(&self, client: &Client, dirs: &[&str]) -> io::Result<Vec<u8>> {
+        if let Some(dir) = self.cached_dir(dirs) {
+            return Ok(dir);
+        }
+        let dir = client.call(
+            &|ops| {
+                ops.putfh(&self.root);
+                dirs.iter().for_each(|d| ops.lookup(d));
+                ops.getfh();
+            },
+            |r| {
+                r.done(v4::PUTFH)?;
+                for _ in dirs {
+                    r.done(v4::LOOKUP)?;
+                }
+                r.getfh()
+            },
+        )?;
+        self.remember_dir(dirs, &dir);
+        Ok(dir)
+    }
+
+    /// NFSv4: one compound in the directory holding `path` that applies `last_op` to the last
+    /// name there.
     fn v4_in_parent<T>(
         &self,
         client: &Client,
@@ -287,17 +345,14 @@ impl NfsTarget {
         last_result: impl Fn(&mut v4::Results) -> io::Result<T>,
     ) -> io::Result<T> {
         let (dirs, last) = split(path)?;
+        let dir = self.v4_dir(client, &dirs)?;
         client.call(
             &|ops| {
-                ops.putfh(&self.root);
-                dirs.iter().for_each(|d| ops.lookup(d));
+                ops.putfh(&dir);
                 last_op(ops, last);
             },
             |r| {
                 r.done(v4::PUTFH)?;
-                for _ in &dirs {
-                    r.done(v4::LOOKUP)?;
-                }
                 last_result(r)
             },
         )
@@ -313,49 +368,26 @@ impl NfsTarget {
         let conn = Connection::connect(self.addr, self.retry, self.identity())?;
         let mut channel = client.channel(conn, slots)?;
         let (dirs, name) = split(path)?;
-        let owner = format!("open-{}", self.owners.fetch_add(1, Ordering::Relaxed)).into_bytes();
-        let (clientid, patience) = (client.clientid, client.patience);
-        let ((stateid, confirm, delegation), file) = channel.call(
-            patience,
-            &|ops| {
-                ops.putfh(&self.root);
-                dirs.iter().for_each(|d| ops.lookup(d));
-                ops.open(0, clientid, &owner, name, mode == OpenMode::Create);
-                ops.getfh();
-            },
-            |r| {
-                r.done(v4::PUTFH)?;
-                for _ in &dirs {
-                    r.done(v4::LOOKUP)?;
-                }
-                Ok((r.open()?, r.getfh()?))
-            },
+        let dir = self.v4_dir(client, &dirs)?;
+        let (file, state) = state::open(
+            &mut channel,
+            client.patience,
+            client.clientid,
+            &self.new_owner(),
+            &dir,
+            name,
+            mode == OpenMode::Create,
         )?;
-        let mut opened = Opened::V4 {
-            stateid,
-            seqid: 1,
-            delegation,
-            patience,
+        let opened = Opened::V4 {
+            state,
+            patience: client.patience,
         };
-        if confirm {
-            // v4.0: a new open-owner confirms its first OPEN
-            let confirmed = channel.call(
-                patience,
-                &|ops| {
-                    ops.putfh(&file);
-                    ops.open_confirm(&stateid, 1);
-                },
-                |r| {
-                    r.done(v4::PUTFH)?;
-                    r.open_confirm()
-                },
-            )?;
-            if let Opened::V4 { stateid, seqid, .. } = &mut opened {
-                *stateid = confirmed;
-                *seqid = 2;
-            }
-        }
         Ok((channel, file, opened))
+    }
+
+    /// A name for a new NFSv4 open-owner, unique within this client.
+    fn new_owner(&self) -> Vec<u8> {
+        format!("open-{}", self.owners.fetch_add(1, Ordering::Relaxed)).into_bytes()
     }
 }
 
@@ -479,6 +511,7 @@ impl Target for NfsTarget {
     }
 
     fn remove_dir(&self, path: &str) -> io::Result<()> {
+        self.forget_dir(path);
         match &self.dialect {
             Dialect::V3 { admin } => self.v3_admin(admin, |c| {
                 let (dir, name) = self.v3_parent(c, path)?;
@@ -526,6 +559,65 @@ impl Target for NfsTarget {
             Ok(size) => Ok(Some(size)),
             Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
             Err(e) => Err(e),
+        }
+    }
+
+    fn create_file(&self, path: &str) -> io::Result<()> {
+        match &self.dialect {
+            Dialect::V3 { admin } => self.v3_admin(admin, |c| {
+                let (dir, name) = self.v3_parent(c, path)?;
+                v3::create(c, &dir, name).map(drop)
+            }),
+            // as a program does it: OPEN with create, then CLOSE
+            Dialect::V4 { client } => {
+                let (dirs, name) = split(path)?;
+                let dir = self.v4_dir(client, &dirs)?;
+                let owner = self.new_owner();
+                client.with_admin(|admin| {
+                    let (file, state) = state::open(
+                        admin,
+                        client.patience,
+                        client.clientid,
+                        &owner,
+                        &dir,
+                        name,
+                        true,
+                    )?;
+                    state::close(admin, client.patience, &file, &state)
+                })
+            }
+        }
+    }
+
+    fn list_dir(&self, path: &str) -> io::Result<u64> {
+        let dirs: Vec<&str> = path.split('/').filter(|n| !n.is_empty()).collect();
+        match &self.dialect {
+            Dialect::V3 { admin } => self.v3_admin(admin, |c| {
+                let dir = self.v3_dir(c, &dirs)?;
+                v3::count_entries(c, &dir)
+            }),
+            Dialect::V4 { client } => {
+                let dir = self.v4_dir(client, &dirs)?;
+                let (mut cookie, mut verifier, mut count) = (0, [0u8; 8], 0);
+                loop {
+                    let (next_verifier, entries, last, eof) = client.call(
+                        &|ops| {
+                            ops.putfh(&dir);
+                            ops.readdir(cookie, &verifier, v3::READDIR_BYTES);
+                        },
+                        |r| {
+                            r.done(v4::PUTFH)?;
+                            r.readdir()
+                        },
+                    )?;
+                    count += entries;
+                    verifier = next_verifier;
+                    match last {
+                        Some(last) if !eof => cookie = last,
+                        _ => return Ok(count),
+                    }
+                }
+            }
         }
     }
 

@@ -3,7 +3,7 @@
 
 use super::rpc::Connection;
 use super::v3::NFS_PROGRAM;
-use super::v4::{self, ChannelAttrs, Ops, Results, SessionId};
+use super::v4::{self, ChannelAttrs, Ops, Results, SessionId, StateId};
 use super::xdr::Encoder;
 use std::io;
 use std::sync::mpsc::{self, RecvTimeoutError, Sender};
@@ -225,14 +225,19 @@ impl Client {
         })
     }
 
+    /// Work on the admin channel, which no one else uses meanwhile.
+    pub fn with_admin<T>(&self, work: impl FnOnce(&mut Channel) -> T) -> T {
+        let mut admin = self.admin.lock().unwrap_or_else(|p| p.into_inner());
+        work(&mut admin)
+    }
+
     /// A compound on the admin channel.
     pub fn call<T>(
         &self,
         build: &dyn Fn(&mut Ops),
         parse: impl FnMut(&mut Results) -> io::Result<T>,
     ) -> io::Result<T> {
-        let mut admin = self.admin.lock().unwrap_or_else(|p| p.into_inner());
-        admin.call(self.patience, build, parse)
+        self.with_admin(|admin| admin.call(self.patience, build, parse))
     }
 
     /// The admin session's limits (v4.1), which every session of this client is granted too.
@@ -279,6 +284,89 @@ impl Client {
             }
         }
     }
+}
+
+/// An open file's state on the server.
+#[derive(Debug, Clone, Copy)]
+pub struct OpenState {
+    pub stateid: StateId,
+    /// The open-owner's next sequence id (v4.0; v4.1 ignores it).
+    pub seqid: u32,
+    /// A delegation the server granted anyway, returned on close.
+    pub delegation: Option<StateId>,
+}
+
+/// OPENs `name` in directory `dir`, for reading and writing (`create`: made or emptied), as
+/// a new open-owner `owner`; v4.0 confirms the first OPEN of an owner. Returns the file handle
+/// and the open state.
+#[allow(clippy::too_many_arguments)]
+pub fn open(
+    channel: &mut Channel,
+    patience: Duration,
+    clientid: u64,
+    owner: &[u8],
+    dir: &[u8],
+    name: &str,
+    create: bool,
+) -> io::Result<(Vec<u8>, OpenState)> {
+    let ((stateid, confirm, delegation), file) = channel.call(
+        patience,
+        &|ops| {
+            ops.putfh(dir);
+            ops.open(0, clientid, owner, name, create);
+            ops.getfh();
+        },
+        |r| {
+            r.done(v4::PUTFH)?;
+            Ok((r.open()?, r.getfh()?))
+        },
+    )?;
+    let mut state = OpenState {
+        stateid,
+        seqid: 1,
+        delegation,
+    };
+    if confirm {
+        state.stateid = channel.call(
+            patience,
+            &|ops| {
+                ops.putfh(&file);
+                ops.open_confirm(&stateid, 1);
+            },
+            |r| {
+                r.done(v4::PUTFH)?;
+                r.open_confirm()
+            },
+        )?;
+        state.seqid = 2;
+    }
+    Ok((file, state))
+}
+
+/// CLOSEs an open file, returning a delegation first if one was granted.
+pub fn close(
+    channel: &mut Channel,
+    patience: Duration,
+    file: &[u8],
+    state: &OpenState,
+) -> io::Result<()> {
+    channel.call(
+        patience,
+        &|ops| {
+            ops.putfh(file);
+            if let Some(delegation) = &state.delegation {
+                ops.delegreturn(delegation);
+            }
+            ops.close(state.seqid, &state.stateid);
+        },
+        |r| {
+            r.done(v4::PUTFH)?;
+            if state.delegation.is_some() {
+                r.done(v4::DELEGRETURN)?;
+            }
+            r.done(v4::CLOSE)
+        },
+    )
 }
 
 /// Ends a handle's session, best effort and without waiting on a dead server.

@@ -13,6 +13,7 @@ pub const READ: u32 = 6;
 pub const WRITE: u32 = 7;
 const LOOKUP: u32 = 3;
 const CREATE: u32 = 8;
+const READDIR: u32 = 16;
 const MKDIR: u32 = 9;
 const REMOVE: u32 = 12;
 const RMDIR: u32 = 13;
@@ -219,6 +220,40 @@ pub fn remove(conn: &mut Connection, dir: &[u8], name: &str) -> io::Result<()> {
 pub fn rmdir(conn: &mut Connection, dir: &[u8], name: &str) -> io::Result<()> {
     remove_entry(conn, RMDIR, dir, name)
 }
+
+/// READDIR until the end: the number of entries, "." and ".." not counted.
+pub fn count_entries(conn: &mut Connection, dir: &[u8]) -> io::Result<u64> {
+    let (mut cookie, mut verifier, mut count) = (0u64, [0u8; 8], 0u64);
+    loop {
+        let mut args = Encoder::default();
+        args.opaque(dir).u64(cookie);
+        args.buf.extend_from_slice(&verifier);
+        args.u32(READDIR_BYTES);
+        let reply = conn.call(NFS_PROGRAM, VERSION, READDIR, &args.buf)?;
+        let mut d = Decoder::new(&reply);
+        let status = check(&mut d)?;
+        if status != 0 {
+            return Err(status_error(status));
+        }
+        skip_post_op_attr(&mut d)?;
+        verifier.copy_from_slice(d.fixed(8)?);
+        while d.bool()? {
+            d.u64()?; // fileid
+            let name = d.opaque()?;
+            cookie = d.u64()?;
+            if name != b"." && name != b".." {
+                count += 1;
+            }
+        }
+        if d.bool()? {
+            return Ok(count);
+        }
+    }
+}
+
+/// Bytes of directory entries asked for per READDIR (what the Linux client asks with its
+/// default dtsize).
+pub const READDIR_BYTES: u32 = 32 * 1024;
 
 /// COMMIT the whole file: unstable writes become durable.
 pub fn commit(conn: &mut Connection, file: &[u8]) -> io::Result<()> {

@@ -21,6 +21,7 @@ pub const OPEN_CONFIRM: u32 = 20;
 pub const PUTFH: u32 = 22;
 pub const PUTROOTFH: u32 = 24;
 pub const READ: u32 = 25;
+pub const READDIR: u32 = 26;
 pub const REMOVE: u32 = 28;
 pub const RENEW: u32 = 30;
 pub const SETCLIENTID: u32 = 35;
@@ -193,6 +194,14 @@ impl Ops {
         self.op(WRITE);
         self.enc.buf.extend_from_slice(stateid);
         self.enc.u64(offset).u32(UNSTABLE4).u32(len);
+    }
+
+    /// READDIR from `cookie`, asking for names only.
+    pub fn readdir(&mut self, cookie: u64, verifier: &[u8; 8], max_bytes: u32) {
+        self.op(READDIR).u64(cookie);
+        self.enc.buf.extend_from_slice(verifier);
+        self.enc.u32(max_bytes).u32(max_bytes);
+        bitmap(&mut self.enc, &[]);
     }
 
     pub fn commit(&mut self) {
@@ -420,6 +429,21 @@ impl<'a> Results<'a> {
             return Err(malformed());
         }
         Ok((start..start + len, eof))
+    }
+
+    /// READDIR's result: (verifier, entries, last cookie, end of directory).
+    pub fn readdir(&mut self) -> io::Result<([u8; 8], u64, Option<u64>, bool)> {
+        let d = self.next(READDIR)?;
+        let verifier = d.fixed(8)?.try_into().expect("8 bytes");
+        let (mut entries, mut last) = (0, None);
+        while d.bool()? {
+            last = Some(d.u64()?);
+            d.opaque()?; // name
+            skip_bitmap(d)?;
+            d.opaque()?; // attribute values
+            entries += 1;
+        }
+        Ok((verifier, entries, last, d.bool()?))
     }
 
     pub fn write(&mut self) -> io::Result<u32> {
