@@ -17,11 +17,13 @@ in_lab() { "$sharebench" lab exec --dir "$lab" -- "$@"; }
 source_file=$scratch/source.bin
 head -c "$size" /dev/urandom > "$source_file"
 
-# run_sharebench_on URL TEST [OPTIONS…]: one warm-up and $timed counted runs; prints their bytes/s
+# run_sharebench_on URL TEST [OPTIONS…]: $warmup (default 1) warm-up and $timed counted runs;
+# prints their bytes/s
 run_sharebench_on() {
   local url=$1 test=$2; shift 2
   in_lab "$sharebench" run "$url" --tests "$test" --file-size "$size" --record-size "${record:-1M}" \
-    --warmup 1 --runs "$timed" --json "$scratch/sb.json" --journal "$scratch/sb.jsonl" "$@" >/dev/null
+    --warmup "${warmup:-1}" --runs "$timed" --json "$scratch/sb.json" --journal "$scratch/sb.jsonl" \
+    "$@" >/dev/null
   python3 -c 'import json,sys; print(*[r["bytes_per_s"] for r in json.load(open(sys.argv[1]))["tests"][0]["runs"]])' \
     "$scratch/sb.json"
 }
