@@ -12,7 +12,7 @@
 # several, because FTP puts on these machines drift by tens of percent within a minute (the
 # lab's disk is thin-provisioned and mounted with discard): a block of one tool's transfers
 # meets different weather than the other's, and the ratio of blocks said more about the weather
-# than about the tools. The ratio is of the medians over all rounds.
+# than about the tools. The ratio is the median of the rounds' ratios (see compare.sh).
 # Goal: sharebench / curl >= 1.0 for put and for get.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -43,7 +43,7 @@ run_peer() { # put|get
   echo "$speed"
 }
 
-echo "sharebench vs $(curl --version | head -1 | cut -d' ' -f1-2), FTP $size, lab vsftpd, medians of $rounds alternating single transfers"
+echo "sharebench vs $(curl --version | head -1 | cut -d' ' -f1-2), FTP $size, lab vsftpd, median ratio of $rounds alternating single transfers"
 printf '%-44s %9s %11s %7s\n' "case" "sb MB/s" "curl MB/s" "ratio"
 measure_case "FTP put (STOR)" write put 1.0
 measure_case "FTP get (RETR)" read get 1.0

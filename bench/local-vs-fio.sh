@@ -8,8 +8,8 @@
 #   b) 4 KiB random read, io_uring QD 32   goal: >= 1.0
 #   c) 1 MiB sequential read, psync        goal: >= 1.0
 # Both tools read every block exactly once per pass (fio's random map; sharebench's permutation).
-# Each round runs sharebench then fio (the order alternates between rounds); the ratio is of the
-# medians of bytes/s over the rounds. fio is given its fastest settings for each case
+# Each round runs sharebench then fio (the order alternates between rounds); the ratio is the
+# median of the rounds' ratios (see compare.sh). fio is given its fastest settings for each case
 # (invalidate=0 and pre_read=1 to stay in cache; fixedbufs and registerfiles with io_uring).
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -50,7 +50,7 @@ source "$here/bench/compare.sh"
 run_sharebench() { run_sharebench_case $1; }
 run_peer() { run_fio $1; }
 
-echo "sharebench vs fio $(fio --version), $size file in page cache, medians of $rounds alternating rounds"
+echo "sharebench vs fio $(fio --version), $size file in page cache, median ratio of $rounds alternating rounds"
 printf '%-44s %9s %11s %7s\n' "case" "sb MB/s" "fio MB/s" "ratio"
 measure_case "a) 4 KiB random read, psync" \
   "random-read 4K --engine psync" "randread 4k --ioengine=psync" 1.05

@@ -7,8 +7,8 @@
 # directory each round, a write creates a new file and a read reads a file written just before,
 # one warm-up transfer and then TIMED timed ones. nfs-cp's reads go through nfs-cat to /dev/null
 # (nfs-cp opens its destination O_EXCL); its times are wall-clock and include its mount, a few
-# milliseconds. sharebench runs with --qd 4 (four calls in flight). The ratio is of the medians
-# of all timed transfers. Goals: write >= 1.5, read >= 1.2.
+# milliseconds. sharebench runs with --qd 4 (four calls in flight). The ratio is the median of
+# the rounds' ratios (see compare.sh). Goals: write >= 1.5, read >= 1.2.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 rounds=${1:-3}
@@ -47,7 +47,7 @@ run_peer() { # write|read
   echo "${speeds[@]:1}"
 }
 
-echo "sharebench (--qd 4) vs nfs-cp (libnfs), NFSv3 $size, lab ganesha, medians of $rounds alternating rounds x $timed transfers"
+echo "sharebench (--qd 4) vs nfs-cp (libnfs), NFSv3 $size, lab ganesha, median ratio of $rounds alternating rounds x $timed transfers"
 printf '%-44s %9s %11s %7s\n' "case" "sb MB/s" "nfs-cp MB/s" "ratio"
 measure_case "NFSv3 write" write write 1.5
 measure_case "NFSv3 read" read read 1.2

@@ -6,10 +6,11 @@ use super::credentials::Secret;
 use super::url::Url;
 use super::{Capabilities, Handle, IoSettings, Op, OpSink, OpenMode, Space, Target, TargetInfo};
 use crate::target::buffer::AlignedBuf;
-use crate::target::payload;
+use crate::target::{payload, spin};
 use std::collections::BTreeMap;
-use std::io::{self, Read, Write};
+use std::io;
 use std::net::{SocketAddr, TcpStream, ToSocketAddrs};
+use std::os::fd::AsRawFd;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -243,6 +244,7 @@ impl Target for FtpTarget {
             length,
             buf,
             checker: io.verify.then(|| payload::Checker::new(io.max_io)),
+            timeout: self.timeout,
         }))
     }
 }
@@ -255,6 +257,8 @@ struct FtpHandle {
     length: u64,
     buf: AlignedBuf,
     checker: Option<payload::Checker>,
+    /// The longest wait for data or room on the data connection.
+    timeout: Duration,
 }
 
 fn not_in_order() -> io::Error {
@@ -292,21 +296,23 @@ impl Handle for FtpHandle {
                     } else {
                         self.control.retr_as_stream(&self.path)
                     };
-                    transfer.insert(
-                        opened
-                            .map_err(|e| ftp_error(e, &format!("cannot transfer {}", self.path)))?,
-                    )
+                    let opened = opened
+                        .map_err(|e| ftp_error(e, &format!("cannot transfer {}", self.path)))?;
+                    // bulk data moves without sleeping between packets (see spin.rs)
+                    opened.get_ref().get_ref().set_nonblocking(true)?;
+                    transfer.insert(opened)
                 }
             };
             if op.write != writing {
                 return Err(not_in_order());
             }
             let buf = &mut self.buf[..op.len];
+            let fd = stream.get_ref().get_ref().as_raw_fd();
             if op.write {
                 payload::stamp(buf, op.offset);
-                stream.write_all(buf)?;
+                spin::write_all(stream, fd, buf, self.timeout)?;
             } else {
-                stream.read_exact(buf)?;
+                spin::read_exact(stream, fd, buf, self.timeout)?;
                 if let Some(checker) = &self.checker {
                     checker.check(buf, op.offset)?;
                 }

@@ -5,14 +5,18 @@
 //! still in flight, so one rule covers a slow server and a dead one.
 
 use super::xdr::{malformed, Decoder, Encoder};
-use std::io::{self, Read, Write};
+use crate::target::spin;
+use std::io;
 use std::net::{SocketAddr, TcpStream};
+use std::os::fd::AsRawFd;
 use std::thread::sleep;
 use std::time::{Duration, Instant};
 
 const LAST_FRAGMENT: u32 = 0x8000_0000;
 const AUTH_SYS: u32 = 1;
 const LONGEST_WAIT: Duration = Duration::from_secs(60);
+/// The shortest wait for room to send a call.
+const SEND_WAIT: Duration = Duration::from_secs(5);
 
 /// How the client waits and retries (the NFS mount options of the same names).
 #[derive(Debug, Clone, Copy)]
@@ -128,10 +132,10 @@ impl Connection {
         let Some(stream) = &mut self.stream else {
             return;
         };
-        let sent = stream
-            .write_all(&call.buf)
-            .and_then(|()| stream.write_all(data))
-            .and_then(|()| stream.write_all(&[0u8; 3][..pad]));
+        let (fd, wait) = (stream.as_raw_fd(), self.retry.timeo.max(SEND_WAIT));
+        let sent = spin::write_all(stream, fd, &call.buf, wait)
+            .and_then(|()| spin::write_all(stream, fd, data, wait))
+            .and_then(|()| spin::write_all(stream, fd, &[0u8; 3][..pad], wait));
         if sent.is_err() {
             self.stream = None;
         }
@@ -191,19 +195,19 @@ impl Connection {
             .stream
             .as_mut()
             .ok_or_else(|| io::Error::new(io::ErrorKind::NotConnected, "not connected"))?;
-        stream.set_read_timeout(Some(wait))?;
+        let fd = stream.as_raw_fd();
         self.record_len = 0;
         let (buffer, record_len) = (&mut self.buffer, &mut self.record_len);
         let outcome = (|| loop {
             let mut mark = [0u8; 4];
-            stream.read_exact(&mut mark)?;
+            spin::read_exact(stream, fd, &mut mark, wait)?;
             let mark = u32::from_be_bytes(mark);
             let start = *record_len;
             let end = start + (mark & !LAST_FRAGMENT) as usize;
             if buffer.len() < end {
                 buffer.resize(end, 0);
             }
-            stream.read_exact(&mut buffer[start..end])?;
+            spin::read_exact(stream, fd, &mut buffer[start..end], wait)?;
             *record_len = end;
             if mark & LAST_FRAGMENT != 0 {
                 return Ok(());
@@ -273,9 +277,10 @@ impl Connection {
     }
 }
 
+/// A connection whose calls and replies move without sleeping between packets (see spin.rs).
 fn open_stream(addr: SocketAddr, wait: Duration) -> io::Result<TcpStream> {
     let stream = TcpStream::connect_timeout(&addr, wait)?;
     stream.set_nodelay(true)?;
-    stream.set_write_timeout(Some(wait.max(Duration::from_secs(5))))?;
+    stream.set_nonblocking(true)?;
     Ok(stream)
 }
