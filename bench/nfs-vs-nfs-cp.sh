@@ -7,7 +7,8 @@
 # directory each round, a write creates a new file and a read reads a file written just before,
 # one warm-up transfer and then TIMED timed ones. nfs-cp's reads go through nfs-cat to /dev/null
 # (nfs-cp opens its destination O_EXCL); its times are wall-clock and include its mount, a few
-# milliseconds. sharebench runs with --qd 4 (four calls in flight). The ratio is the median of
+# milliseconds. sharebench runs with --qd 4 (four calls in flight) on one connection, as nfs-cp
+# does, and for reads once more with nconnect=2. The ratio is the median of
 # the rounds' ratios (see compare.sh). Goals: write >= 1.5, read >= 1.2.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -20,7 +21,12 @@ source "$here/bench/lab.sh"
 file_url() { echo "nfs://$SHAREBENCH_SERVER_ADDR/data/$1?version=3&nfsport=$SHAREBENCH_NFS_PORT&mountport=$SHAREBENCH_MOUNT_PORT"; }
 owner=$(stat -c %u:%g "$SHAREBENCH_DATA_DIR")
 
-run_sharebench() { run_sharebench_on "$SHAREBENCH_NFS3_URL" "$1" --qd 4; }
+# CASE is the test, or the test and the number of connections (read:2)
+run_sharebench() {
+  local test=${1%%:*} connections=1
+  [ "$1" = "$test" ] || connections=${1#*:}
+  run_sharebench_on "$SHAREBENCH_NFS3_URL&nconnect=$connections" "$test" --qd 4
+}
 
 # one timed command, bytes/s from its wall time
 timed_rate() {
@@ -51,3 +57,5 @@ echo "sharebench (--qd 4) vs nfs-cp (libnfs), NFSv3 $size, lab ganesha, median r
 printf '%-44s %9s %11s %7s\n' "case" "sb MB/s" "nfs-cp MB/s" "ratio"
 measure_case "NFSv3 write" write write 1.5
 measure_case "NFSv3 read" read read 1.2
+# nfs-cp has one connection; Ganesha serves each connection from one thread (see nconnect.rs)
+measure_case "NFSv3 read, nconnect=2" read:2 read 1.2

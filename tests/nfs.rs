@@ -128,7 +128,8 @@ fn nfs_data_crosses_with_nfs_cp_both_ways() {
             &lab,
             &[
                 "run",
-                &nfs_url(&env, version, "&wsize=16384"),
+                // two connections: each piece's bytes must land where they belong all the same
+                &nfs_url(&env, version, "&wsize=16384&nconnect=2"),
                 "--tests",
                 "write",
                 "--file-size",
@@ -170,7 +171,7 @@ fn nfs_data_crosses_with_nfs_cp_both_ways() {
         lab.client(&["nfs-cp", file.to_str().unwrap(), &file_url(name)], &[]);
     }
     for version in VERSIONS {
-        let url = Url::parse(&nfs_url(&env, version, "&rsize=8192")).unwrap();
+        let url = Url::parse(&nfs_url(&env, version, "&rsize=8192&nconnect=3")).unwrap();
         let outcomes = read_verified(
             &lab,
             move || Box::new(NfsTarget::connect(url, Duration::from_secs(10)).unwrap()),

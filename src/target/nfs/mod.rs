@@ -4,6 +4,7 @@
 //! writes are UNSTABLE and made durable by COMMIT on flush, as the Linux client does.
 
 mod handle;
+mod nconnect;
 mod rpc;
 mod state;
 mod v3;
@@ -72,6 +73,8 @@ pub struct Options {
     pub timeo: u32,
     pub retrans: u32,
     pub hard: bool,
+    /// TCP connections per open file (the Linux mount option, 1 to 16).
+    pub nconnect: u32,
 }
 
 impl Options {
@@ -90,6 +93,7 @@ impl Options {
             timeo: 600,
             retrans: 2,
             hard: true,
+            nconnect: 1,
         };
         fn number<T: std::str::FromStr>(key: &str, value: &str) -> Result<T, String> {
             value
@@ -109,6 +113,10 @@ impl Options {
                 "retrans" => options.retrans = number(key, value)?,
                 "hard" => options.hard = true,
                 "soft" => options.hard = false,
+                "nconnect" => match number(key, value)? {
+                    n @ 1..=16 => options.nconnect = n,
+                    _ => return Err(format!("nconnect={value} is outside 1 to 16")),
+                },
                 "actimeo" | "noac" => {} // this client keeps no attribute cache: always "noac"
                 other => return Err(format!("'{other}' is not an NFS option sharebench knows")),
             }
@@ -438,6 +446,7 @@ impl Target for NfsTarget {
         parameters.insert("wsize".into(), self.wsize.to_string());
         parameters.insert("timeo".into(), self.options.timeo.to_string());
         parameters.insert("retrans".into(), self.options.retrans.to_string());
+        parameters.insert("nconnect".into(), self.options.nconnect.to_string());
         parameters.insert(
             "mount".into(),
             if self.options.hard { "hard" } else { "soft" }.into(),
@@ -622,6 +631,26 @@ impl Target for NfsTarget {
     }
 
     fn open(&self, path: &str, mode: OpenMode, io: IoSettings) -> io::Result<Box<dyn Handle>> {
+        let first = self.open_connection(path, mode, io)?;
+        if self.options.nconnect <= 1 {
+            return Ok(Box::new(first));
+        }
+        // the first connection made or emptied the file; the others open it as it is
+        let mut parts: Vec<Box<dyn Handle>> = vec![Box::new(first)];
+        for _ in 1..self.options.nconnect {
+            parts.push(Box::new(self.open_connection(
+                path,
+                OpenMode::Existing,
+                io,
+            )?));
+        }
+        Ok(Box::new(nconnect::Spread::new(parts)))
+    }
+}
+
+impl NfsTarget {
+    /// Opens `path` on a connection of its own.
+    fn open_connection(&self, path: &str, mode: OpenMode, io: IoSettings) -> io::Result<NfsHandle> {
         let depth = io.queue_depth.clamp(1, MAX_QUEUE_DEPTH);
         let (channel, file, opened) = match &self.dialect {
             Dialect::V3 { .. } => {
@@ -645,7 +674,7 @@ impl Target for NfsTarget {
                 self.v4_open(client, path, mode, slots)?
             }
         };
-        Ok(Box::new(NfsHandle::new(
+        Ok(NfsHandle::new(
             channel,
             file,
             opened,
@@ -653,7 +682,7 @@ impl Target for NfsTarget {
             self.wsize as usize,
             depth,
             io,
-        )))
+        ))
     }
 }
 
@@ -701,6 +730,10 @@ mod tests {
         assert!(minor("4.2")
             .unwrap_err()
             .contains("use version=3, 4 or 4.1"));
+        let nconnect =
+            |n: &str| Options::from_url(&Url::parse(&format!("nfs://h/d?nconnect={n}")).unwrap());
+        assert_eq!(nconnect("4").unwrap().nconnect, 4);
+        assert!(nconnect("17").unwrap_err().contains("outside 1 to 16"));
         assert!(Options::from_url(&Url::parse("nfs://h/d?bogus=1").unwrap())
             .unwrap_err()
             .contains("'bogus'"));
