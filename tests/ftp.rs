@@ -10,8 +10,8 @@ use sharebench::target::url::Url;
 use sharebench::workload::TestKind;
 use std::fs;
 use std::path::Path;
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Command;
+use std::time::Duration;
 
 const RECORD: usize = 64 << 10;
 
@@ -304,71 +304,16 @@ fn ftp_server_stopped_mid_run_ends_with_a_sentence_and_keeps_the_journal() {
     let Some((_one, lab, env)) = lab_up(&[]) else {
         return;
     };
-    let out_dir = tempfile::tempdir().unwrap();
-    let journal = out_dir.path().join("j.jsonl");
-    let child = Command::new(env!("CARGO_BIN_EXE_sharebench"))
-        .args([
-            "lab",
-            "exec",
-            "--dir",
-            lab.dir(),
-            "--",
-            env!("CARGO_BIN_EXE_sharebench"),
-            "run",
-        ])
-        .args([
-            &env["SHAREBENCH_FTP_URL"],
-            "--tests",
-            "read",
-            "--file-size",
-            "16M",
-            "--runs",
-            "100000",
-            "--warmup",
-            "0",
-            "--timeout",
-            "5",
-            "--journal",
-        ])
-        .arg(&journal)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let runs = |journal: &Path| {
-        fs::read_to_string(journal)
-            .unwrap_or_default()
-            .matches("\"kind\":\"run\"")
-            .count()
-    };
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while runs(&journal) < 2 {
-        assert!(Instant::now() < deadline, "no runs were journaled");
-        std::thread::sleep(Duration::from_millis(20));
-    }
     // vsftpd and every session it forked
-    let vsftpd = lab
-        .pids()
-        .into_iter()
-        .find(|(n, _)| n == "vsftpd")
-        .unwrap()
-        .1;
-    // SAFETY: kill() of the process group the lab started.
-    unsafe { libc::kill(-vsftpd, libc::SIGKILL) };
-    let started = Instant::now();
-    let out = child.wait_with_output().unwrap();
+    let (out, took, lines) =
+        run_until_the_server_dies(&lab, &env["SHAREBENCH_FTP_URL"], "vsftpd", "5");
     assert!(
-        started.elapsed() < Duration::from_secs(30),
+        took < Duration::from_secs(30),
         "it hung after the server died"
     );
     let stderr = text(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert!(stderr.contains("finished run(s) are kept in"), "{stderr}");
-    let lines: Vec<Value> = fs::read_to_string(&journal)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
     assert_eq!(lines.last().unwrap()["status"], "failed");
     assert!(lines.iter().filter(|l| l["kind"] == "run").count() >= 2);
     assert!(lab.run("down", &[]).status.success());

@@ -11,9 +11,9 @@ use sharebench::target::{Discard, IoSettings, OpenMode, Target};
 use sharebench::workload::TestKind;
 use std::fs;
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 use std::sync::atomic::AtomicBool;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 const RECORD: usize = 64 << 10;
 
@@ -333,81 +333,13 @@ fn nfs_bad_input_is_one_sentence() {
     }
 }
 
-/// Starts a long read run, waits for finished runs, stops the NFS server; returns the outcome
-/// and how long the run took to give up.
-fn run_until_the_server_stops(
-    lab: &Lab,
-    url: &str,
-    timeout: &str,
-) -> (Output, Duration, Vec<Value>) {
-    let out_dir = tempfile::tempdir().unwrap();
-    let journal = out_dir.path().join("j.jsonl");
-    let child = Command::new(env!("CARGO_BIN_EXE_sharebench"))
-        .args([
-            "lab",
-            "exec",
-            "--dir",
-            lab.dir(),
-            "--",
-            env!("CARGO_BIN_EXE_sharebench"),
-            "run",
-            url,
-        ])
-        .args([
-            "--tests",
-            "read",
-            "--file-size",
-            "16M",
-            "--runs",
-            "100000",
-            "--warmup",
-            "0",
-            "--timeout",
-            timeout,
-            "--journal",
-        ])
-        .arg(&journal)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let runs = || {
-        fs::read_to_string(&journal)
-            .unwrap_or_default()
-            .matches("\"kind\":\"run\"")
-            .count()
-    };
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while runs() < 2 {
-        assert!(Instant::now() < deadline, "no runs were journaled");
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    let ganesha = lab
-        .pids()
-        .into_iter()
-        .find(|(n, _)| n == "ganesha")
-        .unwrap()
-        .1;
-    // SAFETY: kill() of the process group the lab started (ganesha and its rpcbind).
-    unsafe { libc::kill(-ganesha, libc::SIGKILL) };
-    let stopped = Instant::now();
-    let out = child.wait_with_output().unwrap();
-    let took = stopped.elapsed();
-    let lines = fs::read_to_string(&journal)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
-    (out, took, lines)
-}
-
 /// 0.2 s, then 0.4 s: a soft mount gives up after two retransmissions, long before --timeout.
 fn soft_gives_up_after_its_retransmissions(version: &str) {
     let Some((_one, lab, env)) = lab_up(&[]) else {
         return;
     };
     let soft = nfs_url(&env, version, "&timeo=2&retrans=2&soft");
-    let (out, took, lines) = run_until_the_server_stops(&lab, &soft, "60");
+    let (out, took, lines) = run_until_the_server_dies(&lab, &soft, "ganesha", "60");
     let stderr = text(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert!(
@@ -428,7 +360,7 @@ fn hard_keeps_trying_until_the_timeout(version: &str) {
         return;
     };
     let hard = nfs_url(&env, version, "&timeo=2&retrans=1&hard");
-    let (out, took, _) = run_until_the_server_stops(&lab, &hard, "3");
+    let (out, took, _) = run_until_the_server_dies(&lab, &hard, "ganesha", "3");
     let stderr = text(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert!(

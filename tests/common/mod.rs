@@ -9,9 +9,10 @@ use std::fs;
 use std::os::fd::AsRawFd;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::{Command, Output, Stdio};
 use std::sync::atomic::AtomicBool;
 use std::sync::{Mutex, MutexGuard};
+use std::time::{Duration, Instant};
 use tempfile::TempDir;
 
 /// One lab at a time: a rate measured on 2 cores must not share them with another lab's
@@ -278,4 +279,69 @@ pub fn random_file(dir: &Path, name: &str, len: usize) -> PathBuf {
     let path = dir.join(name);
     fs::write(&path, data).unwrap();
     path
+}
+
+/// Starts a long read run of `url` in the lab, waits for two journaled runs, kills `server`
+/// (its whole process group); returns the outcome, how long the run took to give up after the
+/// kill, and the journal's lines.
+pub fn run_until_the_server_dies(
+    lab: &Lab,
+    url: &str,
+    server: &str,
+    timeout: &str,
+) -> (Output, Duration, Vec<serde_json::Value>) {
+    let out_dir = tempfile::tempdir().unwrap();
+    let journal = out_dir.path().join("j.jsonl");
+    let child = Command::new(env!("CARGO_BIN_EXE_sharebench"))
+        .args([
+            "lab",
+            "exec",
+            "--dir",
+            lab.dir(),
+            "--",
+            env!("CARGO_BIN_EXE_sharebench"),
+            "run",
+            url,
+        ])
+        .args([
+            "--tests",
+            "read",
+            "--file-size",
+            "16M",
+            "--runs",
+            "100000",
+            "--warmup",
+            "0",
+            "--timeout",
+            timeout,
+            "--journal",
+        ])
+        .arg(&journal)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let runs = || {
+        fs::read_to_string(&journal)
+            .unwrap_or_default()
+            .matches("\"kind\":\"run\"")
+            .count()
+    };
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while runs() < 2 {
+        assert!(Instant::now() < deadline, "no runs were journaled");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let leader = lab.pids().into_iter().find(|(n, _)| n == server).unwrap().1;
+    // SAFETY: kill() of a process group the lab started (a server and its children).
+    unsafe { libc::kill(-leader, libc::SIGKILL) };
+    let stopped = Instant::now();
+    let out = child.wait_with_output().unwrap();
+    let took = stopped.elapsed();
+    let lines = fs::read_to_string(&journal)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    (out, took, lines)
 }
