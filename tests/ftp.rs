@@ -16,19 +16,6 @@ use std::time::Duration;
 const RECORD: usize = 64 << 10;
 
 /// Runs sharebench in the lab's client namespace.
-fn sharebench_in_lab(lab: &Lab, args: &[&str]) -> std::process::Output {
-    let mut command = vec![
-        "lab",
-        "exec",
-        "--dir",
-        lab.dir(),
-        "--",
-        env!("CARGO_BIN_EXE_sharebench"),
-    ];
-    command.extend(args);
-    sharebench(&command)
-}
-
 fn json(path: &Path) -> Value {
     serde_json::from_str(&fs::read_to_string(path).unwrap()).unwrap()
 }

@@ -11,24 +11,10 @@ use sharebench::target::{Discard, IoSettings, OpenMode, Target};
 use sharebench::workload::TestKind;
 use std::fs;
 use std::path::Path;
-use std::process::Output;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 const RECORD: usize = 64 << 10;
-
-fn sharebench_in_lab(lab: &Lab, args: &[&str]) -> Output {
-    let mut command = vec![
-        "lab",
-        "exec",
-        "--dir",
-        lab.dir(),
-        "--",
-        env!("CARGO_BIN_EXE_sharebench"),
-    ];
-    command.extend(args);
-    sharebench(&command)
-}
 
 fn nfs3_url(env: &std::collections::HashMap<String, String>, extra: &str) -> String {
     format!("{}{extra}", env["SHAREBENCH_NFS3_URL"])

@@ -147,6 +147,20 @@ impl Lab {
     }
 }
 
+/// Runs this build's sharebench with `args` in the lab's client namespace (through lab exec).
+pub fn sharebench_in_lab(lab: &Lab, args: &[&str]) -> Output {
+    let mut command = vec![
+        "lab",
+        "exec",
+        "--dir",
+        lab.dir(),
+        "--",
+        env!("CARGO_BIN_EXE_sharebench"),
+    ];
+    command.extend(args);
+    sharebench(&command)
+}
+
 /// A lab of its own, up, with its environment; `None` (the test skips) without root. The guard
 /// keeps other labs of this test binary away until the lab is down (fields drop in reverse order).
 pub fn lab_up(extra: &[&str]) -> Option<(MutexGuard<'static, ()>, Lab, HashMap<String, String>)> {
