@@ -10,7 +10,6 @@ use sharebench::target::url::Url;
 use sharebench::workload::TestKind;
 use std::fs;
 use std::path::Path;
-use std::process::Command;
 use std::time::Duration;
 
 const RECORD: usize = 64 << 10;
@@ -253,18 +252,7 @@ fn ftp_bad_input_is_one_sentence_and_writes_nothing() {
         all.extend(["--file-size".into(), "1M".into()]);
         let all: Vec<&str> = all.iter().map(String::as_str).collect();
         // lab exec sets SHAREBENCH_PASSWORD; a password in the URL beats it
-        let mut command = Command::new(env!("CARGO_BIN_EXE_sharebench"));
-        command
-            .args([
-                "lab",
-                "exec",
-                "--dir",
-                lab.dir(),
-                "--",
-                env!("CARGO_BIN_EXE_sharebench"),
-            ])
-            .args(&all);
-        let out = command.output().unwrap();
+        let out = sharebench_in_lab(&lab, &all);
         let stderr = text(&out.stderr);
         let ours: Vec<&str> = stderr
             .lines()
