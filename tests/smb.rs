@@ -3,7 +3,10 @@
 mod common;
 
 use common::*;
+use sharebench::target::credentials::Secret;
 use sharebench::target::smb::negotiate::negotiate;
+use sharebench::target::smb::open_session;
+use sharebench::target::smb::session::Credentials;
 use sharebench::target::smb::transport::Transport;
 use sharebench::target::smb::wire::{dialect_name, DIALECTS};
 use std::net::SocketAddr;
@@ -61,4 +64,47 @@ fn every_dialect_negotiates_with_smbd() {
         0x0311,
         "offered all, smbd picks the newest"
     );
+}
+
+#[test]
+fn sessions_authenticate_and_connect_the_share_on_every_dialect() {
+    let Some((_one, lab, env)) = lab_up(&[]) else {
+        return;
+    };
+    let addr: SocketAddr = format!(
+        "{}:{}",
+        env["SHAREBENCH_SERVER_ADDR"], env["SHAREBENCH_SMB_PORT"]
+    )
+    .parse()
+    .unwrap();
+    let password = env["SHAREBENCH_PASSWORD"].clone();
+    let host = env["SHAREBENCH_SERVER_ADDR"].clone();
+    let outcomes = in_client_namespace(&lab, move || {
+        let who = Credentials {
+            domain: None,
+            user: Some("sharebench".into()),
+            password: Some(Secret::new(password)),
+        };
+        DIALECTS
+            .iter()
+            .map(|&d| {
+                open_session(
+                    addr,
+                    &host,
+                    "bench",
+                    &[d],
+                    &who,
+                    false,
+                    Duration::from_secs(10),
+                )
+                .map(|(c, s)| (c.tree_id, s.info.guest))
+                .map_err(|e| e.to_string())
+            })
+            .collect::<Vec<_>>()
+    });
+    for (dialect, outcome) in DIALECTS.iter().zip(outcomes) {
+        let (tree, guest) = outcome.unwrap_or_else(|e| panic!("{}: {e}", dialect_name(*dialect)));
+        assert_ne!(tree, 0);
+        assert!(!guest);
+    }
 }

@@ -180,9 +180,9 @@ pub fn negotiate(transport: &mut Transport, dialects: &[u16]) -> io::Result<Nego
     random.read_exact(&mut guid)?;
     random.read_exact(&mut salt)?;
     let sent = request(dialects, guid, salt);
-    transport.send(&sent)?;
-    let mut received = Vec::new();
-    transport.receive(&mut received)?;
+    transport.send(&[&sent])?;
+    transport.receive()?;
+    let received = transport.message().to_vec();
     let mut negotiated = response(&received)?;
     if !dialects.contains(&negotiated.dialect) {
         return Err(io::Error::new(

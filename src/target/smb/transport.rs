@@ -1,37 +1,75 @@
-//! Whole SMB2 messages over one TCP connection (direct TCP, port 445).
+//! Whole SMB2 messages over one TCP connection (direct TCP, port 445), moved without sleeping
+//! between packets (see `target/spin.rs`).
 
 use super::wire::{frame, framed_len};
-use std::io::{self, Read, Write};
+use crate::target::spin;
+use std::io::{self, IoSlice};
 use std::net::{SocketAddr, TcpStream};
+use std::os::fd::{AsRawFd, RawFd};
 use std::time::Duration;
 
 pub struct Transport {
     stream: TcpStream,
+    fd: RawFd,
+    timeout: Duration,
+    /// Holds the last message received in its first `len` bytes. It only ever grows, so a READ
+    /// response costs neither an allocation nor a zero-fill.
+    buffer: Vec<u8>,
+    len: usize,
 }
 
 impl Transport {
-    /// Connects with TCP_NODELAY: a request must leave at once, not wait for an ACK.
+    /// Connects with TCP_NODELAY: a request must leave at once, not wait for an ACK. `timeout`
+    /// bounds the connect and any silence while a message is expected.
     pub fn connect(addr: SocketAddr, timeout: Duration) -> io::Result<Transport> {
         let stream = TcpStream::connect_timeout(&addr, timeout)?;
         stream.set_nodelay(true)?;
-        stream.set_read_timeout(Some(timeout))?;
-        stream.set_write_timeout(Some(timeout))?;
-        Ok(Transport { stream })
+        stream.set_nonblocking(true)?;
+        Ok(Transport {
+            fd: stream.as_raw_fd(),
+            stream,
+            timeout,
+            buffer: Vec::new(),
+            len: 0,
+        })
     }
 
-    /// Sends one message, its frame header and body in one write.
-    pub fn send(&mut self, message: &[u8]) -> io::Result<()> {
-        let mut framed = Vec::with_capacity(4 + message.len());
-        framed.extend_from_slice(&frame(message.len())?);
-        framed.extend_from_slice(message);
-        self.stream.write_all(&framed)
+    pub fn set_timeout(&mut self, timeout: Duration) {
+        self.timeout = timeout;
     }
 
-    /// Receives the next message into `buf` (resized to fit).
-    pub fn receive(&mut self, buf: &mut Vec<u8>) -> io::Result<()> {
+    /// Sends one message made of `pieces` (header and arguments, then data where it lies),
+    /// behind its frame header, in as few system calls as the socket allows.
+    pub fn send(&mut self, pieces: &[&[u8]]) -> io::Result<()> {
+        let len = pieces.iter().map(|p| p.len()).sum();
+        let frame = frame(len)?;
+        let mut slices: Vec<IoSlice> = Vec::with_capacity(pieces.len() + 1);
+        slices.push(IoSlice::new(&frame));
+        slices.extend(pieces.iter().map(|p| IoSlice::new(p)));
+        spin::write_all_vectored(&mut self.stream, self.fd, &mut slices, self.timeout)
+    }
+
+    /// Receives the next message; [`message`](Self::message) holds it until the next call.
+    pub fn receive(&mut self) -> io::Result<()> {
         let mut header = [0u8; 4];
-        self.stream.read_exact(&mut header)?;
-        buf.resize(framed_len(header)?, 0);
-        self.stream.read_exact(buf)
+        spin::read_exact(&mut self.stream, self.fd, &mut header, self.timeout)?;
+        self.len = framed_len(header)?;
+        if self.buffer.len() < self.len {
+            self.buffer.resize(self.len, 0);
+        }
+        spin::read_exact(
+            &mut self.stream,
+            self.fd,
+            &mut self.buffer[..self.len],
+            self.timeout,
+        )
+    }
+
+    pub fn message(&self) -> &[u8] {
+        &self.buffer[..self.len]
+    }
+
+    pub fn message_mut(&mut self) -> &mut [u8] {
+        &mut self.buffer[..self.len]
     }
 }

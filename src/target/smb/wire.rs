@@ -9,9 +9,30 @@ pub const HEADER_LEN: usize = 64;
 
 /// Commands (MS-SMB2 2.2.1.2).
 pub const NEGOTIATE: u16 = 0x0000;
+pub const SESSION_SETUP: u16 = 0x0001;
+pub const LOGOFF: u16 = 0x0002;
+pub const TREE_CONNECT: u16 = 0x0003;
+pub const TREE_DISCONNECT: u16 = 0x0004;
+pub const CREATE: u16 = 0x0005;
+pub const CLOSE: u16 = 0x0006;
+pub const FLUSH: u16 = 0x0007;
+pub const READ: u16 = 0x0008;
+pub const WRITE: u16 = 0x0009;
+pub const QUERY_DIRECTORY: u16 = 0x000E;
+pub const OPLOCK_BREAK: u16 = 0x0012;
+pub const QUERY_INFO: u16 = 0x0010;
+pub const SET_INFO: u16 = 0x0011;
 
 /// Header flags.
 pub const FLAG_RESPONSE: u32 = 0x0000_0001;
+pub const FLAG_ASYNC: u32 = 0x0000_0002;
+pub const FLAG_RELATED: u32 = 0x0000_0004;
+pub const FLAG_SIGNED: u32 = 0x0000_0008;
+
+/// Where the signature lies in a header.
+pub const SIGNATURE: std::ops::Range<usize> = 48..64;
+/// Where NextCommand lies in a header.
+pub const NEXT_COMMAND: usize = 20;
 
 /// The dialects this client speaks, oldest first.
 pub const DIALECTS: [u16; 5] = [0x0202, 0x0210, 0x0300, 0x0302, 0x0311];
@@ -28,6 +49,20 @@ pub fn dialect_name(dialect: u16) -> String {
     }
 }
 
+/// A path or name as SMB carries it: UTF-16LE, backslash-separated.
+pub fn utf16(text: &str) -> Vec<u8> {
+    text.encode_utf16()
+        .map(|c| {
+            if c == u16::from(b'/') {
+                u16::from(b'\\')
+            } else {
+                c
+            }
+        })
+        .flat_map(u16::to_le_bytes)
+        .collect()
+}
+
 /// Appends little-endian fields to a message.
 #[derive(Default)]
 pub struct Writer {
@@ -35,6 +70,11 @@ pub struct Writer {
 }
 
 impl Writer {
+    pub fn u8(&mut self, value: u8) -> &mut Self {
+        self.buf.push(value);
+        self
+    }
+
     pub fn u16(&mut self, value: u16) -> &mut Self {
         self.buf.extend_from_slice(&value.to_le_bytes());
         self
@@ -110,7 +150,11 @@ pub struct ResponseHeader {
     pub command: u16,
     pub credits_granted: u16,
     pub flags: u32,
+    /// Bytes from this header to the next message of a compound, or 0 for the last.
+    pub next_command: u32,
     pub message_id: u64,
+    /// Sync messages: the tree; async ones (interim STATUS_PENDING) carry an async id here.
+    pub tree_id: u32,
     pub session_id: u64,
 }
 
@@ -131,6 +175,10 @@ impl<'a> Reader<'a> {
         at.checked_add(len)
             .and_then(|end| self.data.get(at..end))
             .ok_or_else(malformed)
+    }
+
+    pub fn u8(&self, at: usize) -> io::Result<u8> {
+        Ok(self.bytes(at, 1)?[0])
     }
 
     pub fn u16(&self, at: usize) -> io::Result<u16> {
@@ -160,7 +208,9 @@ impl<'a> Reader<'a> {
             command: self.u16(12)?,
             credits_granted: self.u16(14)?,
             flags: self.u32(16)?,
+            next_command: self.u32(20)?,
             message_id: self.u64(24)?,
+            tree_id: self.u32(36)?,
             session_id: self.u64(40)?,
         })
     }
