@@ -2,6 +2,7 @@
 
 use crate::engine::EntryKind;
 use crate::target::local::LocalEngine;
+use crate::target::smb::ops::Caching;
 use crate::units;
 use crate::workload::TestKind;
 use clap::{Args, Parser, Subcommand};
@@ -191,6 +192,24 @@ pub struct MethodArgs {
     /// Share of reads in the mixed test, percent
     #[arg(long, default_value_t = 70, value_parser = clap::value_parser!(u8).range(0..=100))]
     pub read_pct: u8,
+
+    /// SMB: offer only this dialect: 2.0.2, 2.1, 3.0, 3.0.2 or 3.1.1 [default: all; the newest
+    /// both sides speak wins]
+    #[arg(long, value_parser = crate::target::smb::parse_dialect, help_heading = "SMB")]
+    pub smb_dialect: Option<u16>,
+
+    /// SMB: encrypt every message, even when the server does not ask for it (SMB 3)
+    #[arg(long, help_heading = "SMB")]
+    pub smb_encrypt: bool,
+
+    /// SMB: largest READ or WRITE request, e.g. 64K [default: the server's maximum, up to 8M]
+    #[arg(long, value_parser = size, help_heading = "SMB")]
+    pub smb_io_size: Option<u64>,
+
+    /// SMB: what each open asks the server to let it cache: none, read (a read lease or level
+    /// II oplock) or rw (a read-write-handle lease or exclusive oplock)
+    #[arg(long, value_enum, default_value_t = Caching::None, help_heading = "SMB")]
+    pub smb_lease: Caching,
 }
 
 /// A list of sizes given as one argument.

@@ -6,6 +6,8 @@ use crate::target::credentials;
 use crate::target::ftp::FtpTarget;
 use crate::target::local::{LocalEngine, LocalTarget};
 use crate::target::nfs::NfsTarget;
+use crate::target::smb::ops::Caching;
+use crate::target::smb::{Options as SmbOptions, SmbTarget};
 use crate::target::url::{self, Url};
 use crate::target::Target;
 use std::io;
@@ -16,11 +18,15 @@ use std::time::Duration;
 pub fn open(spec: Option<&str>, method: &MethodArgs) -> Result<Box<dyn Target>, Failure> {
     let spec = spec.unwrap_or(".");
     if !url::is_url(spec) {
+        smb_only_flags(method, "a local path")?;
         return open_local(Path::new(spec), method).map(|t| Box::new(t) as Box<dyn Target>);
     }
     let url = Url::parse(spec).map_err(|e| Failure::bad_input(format!("{e}.")))?;
     let shown = url.redacted();
     local_only_flags(method, &url.scheme)?;
+    if url.scheme != "smb" {
+        smb_only_flags(method, &format!("{}:// targets", url.scheme))?;
+    }
     let timeout = Duration::from_secs(method.timeout);
     let target: Box<dyn Target> = match url.scheme.as_str() {
         "ftp" => {
@@ -37,14 +43,40 @@ pub fn open(spec: Option<&str>, method: &MethodArgs) -> Result<Box<dyn Target>, 
                 .map_err(|e| Failure::bad_input(format!("{shown}: {e}.")))?,
         ),
         "smb" => {
-            return Err(Failure::bad_input(
-                "smb:// targets are not available in this build yet; mount the share and give \
-                 its path, or use nfs:// or ftp://.",
-            ))
+            // no user: a guest session, which needs no password
+            let password = match url.user {
+                Some(_) => Some(
+                    credentials::password(method.password_file.as_deref(), url.password(), &shown)
+                        .map_err(|e| Failure::bad_input(format!("{e}.")))?,
+                ),
+                None => None,
+            };
+            let options = SmbOptions {
+                dialect: method.smb_dialect,
+                encrypt: method.smb_encrypt,
+                io_size: method
+                    .smb_io_size
+                    .map(|size| {
+                        u32::try_from(size)
+                            .ok()
+                            .filter(|&s| s >= 512)
+                            .ok_or_else(|| {
+                                Failure::bad_input(
+                                    "--smb-io-size must be between 512 bytes and 4G.",
+                                )
+                            })
+                    })
+                    .transpose()?,
+                caching: method.smb_lease,
+            };
+            Box::new(
+                SmbTarget::connect(url, password, options, timeout)
+                    .map_err(|e| Failure::bad_input(format!("{shown}: {e}.")))?,
+            )
         }
         other => {
             return Err(Failure::bad_input(format!(
-                "'{other}://' is not a target sharebench knows (paths, nfs://, ftp://)."
+                "'{other}://' is not a target sharebench knows (paths, smb://, nfs://, ftp://)."
             )))
         }
     };
@@ -78,6 +110,22 @@ fn local_only_flags(method: &MethodArgs, scheme: &str) -> Result<(), Failure> {
         );
     }
     Ok(())
+}
+
+/// Flags that only mean something for an SMB share.
+fn smb_only_flags(method: &MethodArgs, target: &str) -> Result<(), Failure> {
+    let set = [
+        (method.smb_dialect.is_some(), "--smb-dialect"),
+        (method.smb_encrypt, "--smb-encrypt"),
+        (method.smb_io_size.is_some(), "--smb-io-size"),
+        (method.smb_lease != Caching::None, "--smb-lease"),
+    ];
+    match set.iter().find(|(on, _)| *on) {
+        Some((_, flag)) => Err(Failure::bad_input(format!(
+            "{flag} applies to smb:// targets, not to {target}."
+        ))),
+        None => Ok(()),
+    }
 }
 
 fn open_local(path: &Path, method: &MethodArgs) -> Result<LocalTarget, Failure> {

@@ -355,12 +355,17 @@ impl Connection {
     /// One request and its response's bytes, for everything but the data path. A failed
     /// status becomes an error naming `what`.
     pub fn call(&mut self, command: u16, body: &[u8], what: &str) -> io::Result<Vec<u8>> {
+        match self.call_status(command, body)? {
+            (status::SUCCESS, message) => Ok(message),
+            (failed, _) => Err(status::error(failed, what)),
+        }
+    }
+
+    /// One request and its response's status and bytes, whatever the status.
+    pub fn call_status(&mut self, command: u16, body: &[u8]) -> io::Result<(u32, Vec<u8>)> {
         let id = self.send(command, body, &[], 1)?;
         let response = self.wait_for(id)?;
-        match response.header.status {
-            status::SUCCESS => Ok(self.message(&response).to_vec()),
-            failed => Err(status::error(failed, what)),
-        }
+        Ok((response.header.status, self.message(&response).to_vec()))
     }
 
     /// A compound chain and each of its responses: status and bytes.
