@@ -49,6 +49,19 @@ pub struct UpArgs {
     /// Make Samba require encryption
     #[arg(long)]
     pub smb_encrypt: bool,
+
+    /// The newest SMB dialect Samba offers: 2.0.2, 2.1, 3.0, 3.0.2 or 3.1.1
+    #[arg(long, default_value = "3.1.1", value_parser = samba_protocol)]
+    pub smb_max_protocol: String,
+}
+
+/// Samba's name for a dialect ("3.0.2" is SMB3_02).
+fn samba_protocol(text: &str) -> Result<String, String> {
+    crate::target::smb::parse_dialect(text)?;
+    let mut parts = text.split('.');
+    let major = parts.next().unwrap_or("2");
+    let minor: String = parts.collect();
+    Ok(format!("SMB{major}_{minor:0<2}"))
 }
 
 #[derive(Args, Debug)]
@@ -166,6 +179,7 @@ fn up(args: UpArgs) -> Result<(), Failure> {
         netns: !args.no_netns,
         smb_signing: args.smb_signing.samba().into(),
         smb_encrypt: args.smb_encrypt,
+        smb_max_protocol: args.smb_max_protocol,
     };
     match lab::up(&options).map_err(failure)? {
         UpOutcome::AlreadyUp(state) => {
@@ -215,7 +229,8 @@ fn describe(state: &LabState) -> String {
         None => out.push_str(&format!("network: loopback {}\n", state.server_addr)),
     }
     out.push_str(&format!(
-        "samba signing {}, encryption {}; user {}\n",
+        "samba up to {}, signing {}, encryption {}; user {}\n",
+        state.smb_max_protocol,
         state.smb_signing,
         if state.smb_encrypt {
             "required"
@@ -270,5 +285,23 @@ fn status(args: DirArg) -> Result<(), Failure> {
             stopped.join(", ") + if stopped.len() == 1 { " is" } else { " are" },
             state.dir.join("log").display()
         )))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dialects_take_sambas_protocol_names() {
+        let names: Vec<String> = ["2.0.2", "2.1", "3.0", "3.0.2", "3.1.1"]
+            .iter()
+            .map(|d| samba_protocol(d).unwrap())
+            .collect();
+        assert_eq!(
+            names,
+            ["SMB2_02", "SMB2_10", "SMB3_00", "SMB3_02", "SMB3_11"]
+        );
+        assert!(samba_protocol("1.0").is_err());
     }
 }

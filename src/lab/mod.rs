@@ -68,6 +68,8 @@ pub struct UpOptions {
     /// Samba's word: default | mandatory | disabled.
     pub smb_signing: String,
     pub smb_encrypt: bool,
+    /// Samba's name of the newest dialect it offers (SMB2_02 … SMB3_11).
+    pub smb_max_protocol: String,
 }
 
 pub enum UpOutcome {
@@ -189,6 +191,7 @@ fn new_state(dir: &Path, options: &UpOptions) -> LabState {
         link: options.link.clone(),
         smb_signing: options.smb_signing.clone(),
         smb_encrypt: options.smb_encrypt,
+        smb_max_protocol: options.smb_max_protocol.clone(),
         services: Vec::new(),
     }
 }
@@ -202,6 +205,7 @@ fn setup_of(state: &LabState) -> Setup {
         uid: state.uid,
         smb_signing: state.smb_signing.clone(),
         smb_encrypt: state.smb_encrypt,
+        smb_max_protocol: state.smb_max_protocol.clone(),
     }
 }
 

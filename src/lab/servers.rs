@@ -20,6 +20,8 @@ pub struct Setup {
     /// default | mandatory | disabled (Samba's words)
     pub smb_signing: String,
     pub smb_encrypt: bool,
+    /// SMB2_02 … SMB3_11
+    pub smb_max_protocol: String,
 }
 
 /// A server: its name, the port clients use, and its start script.
@@ -101,7 +103,7 @@ impl Setup {
              \x20 max log size = 10000\n\
              \x20 passdb backend = tdbsam:{private}/passdb.tdb\n\
              \x20 server min protocol = SMB2_02\n\
-             \x20 server max protocol = SMB3_11\n\
+             \x20 server max protocol = {max_protocol}\n\
              \x20 server signing = {signing}\n\
              \x20 server smb encrypt = {encrypt}\n\
              \x20 map to guest = Bad User\n\
@@ -121,6 +123,7 @@ impl Setup {
             ncalrpc = self.path("samba/ncalrpc"),
             binddns = self.path("samba/bind-dns"),
             log = self.path("log/smbd.log"),
+            max_protocol = self.smb_max_protocol,
             signing = self.smb_signing,
             encrypt = if self.smb_encrypt {
                 "required"
@@ -311,6 +314,7 @@ mod tests {
             uid: 61000,
             smb_signing: "mandatory".into(),
             smb_encrypt: true,
+            smb_max_protocol: "SMB3_02".into(),
         }
     }
 
@@ -325,6 +329,7 @@ mod tests {
         let conf = setup().smb_conf();
         assert!(conf.contains("  server signing = mandatory\n"));
         assert!(conf.contains("  server smb encrypt = required\n"));
+        assert!(conf.contains("  server max protocol = SMB3_02\n"));
         assert!(conf.contains("  interfaces = 10.211.0.1\n"));
         assert!(conf.contains("  private dir = /tmp/lab dir/samba/private\n"));
         assert!(conf.contains("  passdb backend = tdbsam:/tmp/lab dir/samba/private/passdb.tdb\n"));

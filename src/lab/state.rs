@@ -21,7 +21,14 @@ pub struct LabState {
     pub ports: Ports,
     pub smb_signing: String,
     pub smb_encrypt: bool,
+    /// Absent from the state of labs started by older builds, which offered up to 3.1.1.
+    #[serde(default = "newest_protocol")]
+    pub smb_max_protocol: String,
     pub services: Vec<Service>,
+}
+
+fn newest_protocol() -> String {
+    "SMB3_11".into()
 }
 
 /// The two network namespaces and the veth pair between them.

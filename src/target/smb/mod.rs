@@ -142,17 +142,18 @@ impl SmbTarget {
         )?;
         let n = &admin.negotiated;
         let offered = n.max_read.min(n.max_write).min(LARGEST_IO);
-        let io_size =
-            match options.io_size {
-                Some(asked) if asked > offered => return Err(io::Error::new(
+        let io_size = match options.io_size {
+            Some(asked) if asked > offered => {
+                return Err(io::Error::new(
                     io::ErrorKind::InvalidInput,
                     format!(
                         "--smb-io-size {asked} is more than the server allows ({offered} bytes)"
                     ),
-                )),
-                Some(asked) => asked,
-                None => offered,
-            };
+                ))
+            }
+            Some(asked) => asked,
+            None => offered,
+        };
         let mut random = [0u8; 8];
         std::fs::File::open("/dev/urandom")?.read_exact(&mut random)?;
         let target = SmbTarget {

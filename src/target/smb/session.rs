@@ -16,6 +16,7 @@ use sspi::{
 };
 use std::io::{self, Read};
 
+const ACCESS_DENIED: u32 = 0xC000_0022;
 /// SESSION_SETUP's SecurityMode: signing enabled (required only if the server requires it).
 const SIGNING_ENABLED: u8 = 0x01;
 /// SessionFlags.
@@ -153,6 +154,22 @@ pub fn set_up(conn: &mut Connection, who: &Credentials, encrypt: bool) -> io::Re
                     preauth.update(conn.last_request());
                 }
                 break (response, r.u16(HEADER_LEN + 2)?);
+            }
+            ACCESS_DENIED if conn.negotiated.dialect < 0x0300 => {
+                return Err(io::Error::new(
+                    io::ErrorKind::PermissionDenied,
+                    format!(
+                        "the SMB server refused a {} session; a server that requires encryption \
+                         refuses every SMB 2 session, so offer SMB 3",
+                        wire::dialect_name(conn.negotiated.dialect)
+                    ),
+                ))
+            }
+            ACCESS_DENIED if who.user.is_none() => {
+                return Err(io::Error::new(
+                    io::ErrorKind::PermissionDenied,
+                    "the SMB server refused a guest session; give a user",
+                ))
             }
             failed => return Err(status::error(failed, "the session")),
         }

@@ -22,7 +22,14 @@ impl Transport {
     /// Connects with TCP_NODELAY: a request must leave at once, not wait for an ACK. `timeout`
     /// bounds the connect and any silence while a message is expected.
     pub fn connect(addr: SocketAddr, timeout: Duration) -> io::Result<Transport> {
-        let stream = TcpStream::connect_timeout(&addr, timeout)?;
+        let stream = TcpStream::connect_timeout(&addr, timeout).map_err(|e| {
+            let reason = match e.kind() {
+                io::ErrorKind::ConnectionRefused => "nothing listens there".to_string(),
+                io::ErrorKind::TimedOut => format!("no answer within {} s", timeout.as_secs()),
+                _ => e.to_string(),
+            };
+            io::Error::new(e.kind(), format!("cannot connect to {addr}: {reason}"))
+        })?;
         stream.set_nodelay(true)?;
         stream.set_nonblocking(true)?;
         Ok(Transport {
