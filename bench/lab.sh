@@ -11,8 +11,13 @@ scratch=$(mktemp -d "$here/target/bench.XXXXXX")
 chmod 755 "$scratch"
 lab=$scratch/lab
 trap '"$sharebench" lab down --dir "$lab" >/dev/null 2>&1 || true; rm -rf "$scratch"' EXIT
-"$sharebench" lab up --dir "$lab" >/dev/null
-eval "$("$sharebench" lab env --dir "$lab")"
+# start_lab [LAB-UP OPTIONS…]: (re)starts the lab with these options and loads its environment
+start_lab() {
+  "$sharebench" lab down --dir "$lab" >/dev/null 2>&1 || true
+  "$sharebench" lab up --dir "$lab" "$@" >/dev/null
+  eval "$("$sharebench" lab env --dir "$lab")"
+}
+start_lab
 in_lab() { "$sharebench" lab exec --dir "$lab" -- "$@"; }
 source_file=$scratch/source.bin
 head -c "$size" /dev/urandom > "$source_file"

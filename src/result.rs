@@ -91,6 +91,10 @@ pub struct RunRecord {
     pub outlier: bool,
     /// Time between the first and the last worker's start.
     pub start_skew_s: f64,
+    /// CPU seconds (user + system) this client process used during the run's timed pass and
+    /// the untimed flush after it: what the client itself cost.
+    #[serde(default)]
+    pub client_cpu_s: f64,
     pub workers: Vec<WorkerRecord>,
 }
 

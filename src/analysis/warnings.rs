@@ -200,6 +200,7 @@ mod tests {
                 latency_us: Latency::default(),
                 outlier: false,
                 start_skew_s: skew,
+                client_cpu_s: 0.0,
                 workers: vec![],
             })
             .collect();

@@ -6,6 +6,7 @@
 use super::recorder::Recorder;
 use super::workdir::{BigDir, WorkDir};
 use super::{caches, Cell, Plan, RunError};
+use crate::monitor::cpu;
 use crate::result::{RunRecord, WorkerRecord};
 use crate::target::{Op, OpSink, Target};
 use crate::workload::order::mix;
@@ -48,9 +49,10 @@ pub(super) fn measure(
         caches::drop_page_cache().map_err(failed("dropping the caches".into()))?;
     }
     let mut recorder = Recorder::new();
-    let started = Instant::now();
+    let (started, cpu_before) = (Instant::now(), cpu::process_seconds());
     let timed = timed(target, plan, cell.test, dir, n, &mut recorder, stop);
     let seconds = started.elapsed().as_secs_f64();
+    let client_cpu_s = cpu::process_seconds() - cpu_before;
     timed.map_err(failed(format!(
         "{} run {n} in a directory of {entries}",
         cell.test
@@ -62,7 +64,9 @@ pub(super) fn measure(
     resize(target, dir, entries, stop).map_err(failed(format!(
         "restoring the big directory to {entries} entries"
     )))?;
-    Ok(Some(record(&recorder, seconds, n, warmup)))
+    let mut record = record(&recorder, seconds, n, warmup);
+    record.client_cpu_s = client_cpu_s;
+    Ok(Some(record))
 }
 
 /// Adds or takes entries until the directory holds `entries`.
@@ -170,6 +174,7 @@ fn record(recorder: &Recorder, seconds: f64, n: usize, warmup: bool) -> RunRecor
         latency_us: recorder.latency(),
         outlier: false,
         start_skew_s: 0.0,
+        client_cpu_s: 0.0,
         workers: vec![WorkerRecord {
             worker: 0,
             bytes: 0,

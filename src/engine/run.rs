@@ -4,6 +4,7 @@
 use super::recorder::Recorder;
 use super::workdir::WorkDir;
 use super::{caches, Cell, Plan, RunError};
+use crate::monitor::cpu;
 use crate::result::{RunRecord, WorkerRecord};
 use crate::target::{Discard, Handle, IoSettings, OpenMode, Target};
 use crate::workload::order::mix;
@@ -52,6 +53,7 @@ pub(super) fn measure(
         })?;
     }
 
+    let cpu_before = cpu::process_seconds();
     let barrier = Barrier::new(plan.workers);
     let outcomes: Vec<io::Result<WorkerOutcome>> = thread::scope(|scope| {
         let threads: Vec<_> = handles
@@ -87,10 +89,13 @@ pub(super) fn measure(
             source,
         })?);
     }
+    let client_cpu_s = cpu::process_seconds() - cpu_before;
     if stop.load(Ordering::Relaxed) {
         return Ok(None);
     }
-    Ok(Some(aggregate(&finished, n, warmup)))
+    let mut record = aggregate(&finished, n, warmup);
+    record.client_cpu_s = client_cpu_s;
+    Ok(Some(record))
 }
 
 /// The timed part of one worker's run; the flush of a writing test is timed only with --fsync.
@@ -219,6 +224,7 @@ fn aggregate(finished: &[WorkerOutcome], n: usize, warmup: bool) -> RunRecord {
         latency_us: total.latency(),
         outlier: false,
         start_skew_s: (last_start - first_start).as_secs_f64(),
+        client_cpu_s: 0.0,
         workers,
     }
 }

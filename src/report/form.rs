@@ -166,6 +166,7 @@ mod tests {
             },
             outlier: false,
             start_skew_s: 0.0,
+            client_cpu_s: 0.0,
             workers: vec![],
         }
     }

@@ -65,6 +65,7 @@ mod tests {
             latency_us: Latency::default(),
             outlier: false,
             start_skew_s: 0.0,
+            client_cpu_s: 0.0,
             workers: vec![],
         };
         let key = TestKey {

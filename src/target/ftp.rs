@@ -254,6 +254,7 @@ impl Target for FtpTarget {
             buf,
             checker: io.verify.then(|| payload::Checker::new(io.max_io)),
             timeout: self.timeout,
+            patience: spin::Patience::default(),
         }))
     }
 }
@@ -268,6 +269,7 @@ struct FtpHandle {
     checker: Option<payload::Checker>,
     /// The longest wait for data or room on the data connection.
     timeout: Duration,
+    patience: spin::Patience,
 }
 
 impl Drop for FtpHandle {
@@ -331,7 +333,7 @@ impl Handle for FtpHandle {
                 payload::stamp(buf, op.offset);
                 spin::write_all(stream, fd, buf, self.timeout)?;
             } else {
-                spin::read_exact(stream, fd, buf, self.timeout)?;
+                spin::read_exact(stream, fd, buf, self.timeout, &mut self.patience)?;
                 if let Some(checker) = &self.checker {
                     checker.check(buf, op.offset)?;
                 }

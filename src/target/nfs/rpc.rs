@@ -46,6 +46,7 @@ pub struct Connection {
     /// READ reply costs neither an allocation nor a zero-fill.
     buffer: Vec<u8>,
     record_len: usize,
+    patience: spin::Patience,
 }
 
 /// Where a reply's results start in [`Connection::record`].
@@ -65,6 +66,7 @@ impl Connection {
             next_xid: std::process::id().wrapping_mul(0x9E37_79B9) ^ (addr.port() as u32) << 16,
             buffer: Vec::new(),
             record_len: 0,
+            patience: spin::Patience::default(),
         })
     }
 
@@ -197,17 +199,18 @@ impl Connection {
             .ok_or_else(|| io::Error::new(io::ErrorKind::NotConnected, "not connected"))?;
         let fd = stream.as_raw_fd();
         self.record_len = 0;
-        let (buffer, record_len) = (&mut self.buffer, &mut self.record_len);
+        let (buffer, record_len, patience) =
+            (&mut self.buffer, &mut self.record_len, &mut self.patience);
         let outcome = (|| loop {
             let mut mark = [0u8; 4];
-            spin::read_exact(stream, fd, &mut mark, wait)?;
+            spin::read_exact(stream, fd, &mut mark, wait, patience)?;
             let mark = u32::from_be_bytes(mark);
             let start = *record_len;
             let end = start + (mark & !LAST_FRAGMENT) as usize;
             if buffer.len() < end {
                 buffer.resize(end, 0);
             }
-            spin::read_exact(stream, fd, &mut buffer[start..end], wait)?;
+            spin::read_exact(stream, fd, &mut buffer[start..end], wait, patience)?;
             *record_len = end;
             if mark & LAST_FRAGMENT != 0 {
                 return Ok(());

@@ -16,6 +16,7 @@ pub struct Transport {
     /// response costs neither an allocation nor a zero-fill.
     buffer: Vec<u8>,
     len: usize,
+    patience: spin::Patience,
 }
 
 impl Transport {
@@ -38,6 +39,7 @@ impl Transport {
             timeout,
             buffer: Vec::new(),
             len: 0,
+            patience: spin::Patience::default(),
         })
     }
 
@@ -59,7 +61,13 @@ impl Transport {
     /// Receives the next message; [`message`](Self::message) holds it until the next call.
     pub fn receive(&mut self) -> io::Result<()> {
         let mut header = [0u8; 4];
-        spin::read_exact(&mut self.stream, self.fd, &mut header, self.timeout)?;
+        spin::read_exact(
+            &mut self.stream,
+            self.fd,
+            &mut header,
+            self.timeout,
+            &mut self.patience,
+        )?;
         self.len = framed_len(header)?;
         if self.buffer.len() < self.len {
             self.buffer.resize(self.len, 0);
@@ -69,6 +77,7 @@ impl Transport {
             self.fd,
             &mut self.buffer[..self.len],
             self.timeout,
+            &mut self.patience,
         )
     }
 
