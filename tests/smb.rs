@@ -275,6 +275,23 @@ fn guest_sessions_and_client_choices_reach_the_server() {
     assert_eq!(parameters["encryption"], "AES-128-GCM");
     assert_eq!(parameters["io_size"], "131072");
     assert_eq!(parameters["caching"], "rw");
+    // requests of the server's largest size (8 MiB, 128 credits each) need credits in hand
+    // before the first one goes out
+    let doc = run_on_share(
+        &lab,
+        &env["SHAREBENCH_SMB_URL"],
+        &[
+            "--file-size",
+            "32M",
+            "--record-size",
+            "8M",
+            "--qd",
+            "2",
+            "--tests",
+            "write,read",
+        ],
+    );
+    assert_eq!(doc["tests"].as_array().unwrap().len(), 2);
     assert_nothing_left(&env);
 }
 

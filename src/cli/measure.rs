@@ -174,7 +174,7 @@ pub fn bigdir(args: BigdirArgs) -> Result<(), Failure> {
     // the directory grows level by level; every test runs at every level
     let levels = (1..=args.count / step)
         .map(|i| i * step)
-        .chain((args.count % step != 0).then_some(args.count));
+        .chain((!args.count.is_multiple_of(step)).then_some(args.count));
     let cells = levels
         .flat_map(|entries| {
             tests.iter().map(move |&test| Cell {

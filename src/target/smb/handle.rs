@@ -54,9 +54,7 @@ impl SmbHandle {
         most_credits: Arc<AtomicU32>,
     ) -> SmbHandle {
         let depth = io.queue_depth;
-        // enough credits for every piece of every request in flight, and a few for the rest
-        let per_request = io.max_io.div_ceil(io_size) as u32 * conn.charge(io_size);
-        conn.want_credits(depth as u32 * per_request + 8);
+        conn.want_credits(credits_needed(&conn, io_size, io));
         let buffers = (0..depth)
             .map(|_| {
                 let mut buf = AlignedBuf::new(io.max_io);
@@ -76,6 +74,13 @@ impl SmbHandle {
             most_credits,
         }
     }
+}
+
+/// Credits for every piece of every request in flight, and a few for the rest. Asked for before
+/// the file is opened, so they are in hand when the first request goes out.
+pub fn credits_needed(conn: &Connection, io_size: usize, io: IoSettings) -> u32 {
+    let per_request = io.max_io.div_ceil(io_size) as u32 * conn.charge(io_size);
+    io.queue_depth as u32 * per_request + 8
 }
 
 impl Handle for SmbHandle {

@@ -8,6 +8,8 @@ pub mod crypto;
 mod handle;
 pub mod negotiate;
 pub mod ops;
+#[cfg(target_arch = "x86_64")]
+mod polyval_wide;
 pub mod session;
 pub mod status;
 pub mod transport;
@@ -373,9 +375,10 @@ impl Target for SmbTarget {
         if self.dialect >= 0x0210 {
             create.lease = Some((self.lease_key(), self.dialect));
         }
+        let io_size = (self.io_size as usize).min(io.max_io.max(1));
+        conn.want_credits(handle::credits_needed(&conn, io_size, io));
         let opened = conn.call(CREATE, &create.encode(), &full)?;
         let file = ops::created(&opened)?.file_id;
-        let io_size = (self.io_size as usize).min(io.max_io.max(1));
         Ok(Box::new(SmbHandle::new(
             conn,
             file,

@@ -283,7 +283,6 @@ const INFO_FILE: u8 = 1;
 const INFO_FILESYSTEM: u8 = 2;
 const FS_FULL_SIZE_INFORMATION: u8 = 7;
 const DISPOSITION_INFORMATION: u8 = 13;
-const END_OF_FILE_INFORMATION: u8 = 20;
 
 /// QUERY_INFO for the size of the filesystem behind the share.
 pub fn query_space(file: &FileId) -> Vec<u8> {
@@ -329,11 +328,6 @@ fn set_info(file: &FileId, class: u8, data: &[u8]) -> Vec<u8> {
 /// SET_INFO marking the file for deletion when its last handle closes.
 pub fn delete_on_close(file: &FileId) -> Vec<u8> {
     set_info(file, DISPOSITION_INFORMATION, &[1])
-}
-
-/// SET_INFO of the file's size.
-pub fn set_size(file: &FileId, size: u64) -> Vec<u8> {
-    set_info(file, END_OF_FILE_INFORMATION, &size.to_le_bytes())
 }
 
 #[cfg(test)]
