@@ -10,6 +10,7 @@ pub mod ftp;
 pub mod local;
 pub mod nfs;
 pub mod payload;
+pub mod pipeline;
 pub mod smb;
 pub mod spin;
 pub mod url;

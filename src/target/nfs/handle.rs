@@ -6,13 +6,12 @@ use super::rpc::Connection;
 use super::state::{self, Channel, OpenState, Slot};
 use super::v4::{self, Ops, Results, SessionId};
 use super::{v3, xdr::Encoder};
-use crate::target::buffer::AlignedBuf;
-use crate::target::payload::{self, Checker};
+use crate::target::pipeline::{Piece, Pipeline};
 use crate::target::{Handle, IoSettings, Op, OpSink};
 use std::collections::{HashMap, VecDeque};
 use std::io;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant};
+use std::sync::atomic::AtomicBool;
+use std::time::Duration;
 
 /// What a handle holds open on the server.
 pub enum Opened {
@@ -23,21 +22,6 @@ pub enum Opened {
         /// How long DELAY answers are retried.
         patience: Duration,
     },
-}
-
-/// A request being served: its buffer slot holds its data.
-struct Pending {
-    op: Op,
-    issued: Instant,
-    pieces_left: usize,
-}
-
-/// One call of a request: where in the request it starts and how long it is.
-#[derive(Clone, Copy)]
-struct Piece {
-    slot: usize,
-    at: usize,
-    len: usize,
 }
 
 /// A call in flight: its piece, and its session slot on v4.1.
@@ -53,10 +37,8 @@ pub struct NfsHandle {
     opened: Opened,
     rsize: usize,
     wsize: usize,
-    buffers: Vec<AlignedBuf>,
-    slots: Vec<Option<Pending>>,
+    pipeline: Pipeline,
     in_flight: HashMap<u32, Call>,
-    checker: Option<Checker>,
     call: Encoder,
 }
 
@@ -70,23 +52,17 @@ impl NfsHandle {
         depth: usize,
         io: IoSettings,
     ) -> NfsHandle {
-        let buffers = (0..depth)
-            .map(|_| {
-                let mut buf = AlignedBuf::new(io.max_io);
-                payload::fill_base(&mut buf);
-                buf
-            })
-            .collect();
         NfsHandle {
             channel,
             file,
             opened,
             rsize,
             wsize,
-            buffers,
-            slots: (0..depth).map(|_| None).collect(),
+            pipeline: Pipeline::new(IoSettings {
+                queue_depth: depth,
+                ..io
+            }),
             in_flight: HashMap::new(),
-            checker: io.verify.then(|| Checker::new(io.max_io)),
             call: Encoder::default(),
         }
     }
@@ -103,7 +79,7 @@ struct Wire<'h> {
 }
 
 impl Wire<'_> {
-    /// Sends one piece of `op` under `xid`; `data` is the request's buffer.
+    /// Sends one piece of `op` under `xid`; `data` is the piece's bytes.
     fn send(
         &self,
         conn: &mut Connection,
@@ -115,7 +91,7 @@ impl Wire<'_> {
     ) {
         let Piece { at, len, .. } = c.piece;
         let offset = op.offset + at as u64;
-        let payload: &[u8] = if op.write { &data[at..at + len] } else { &[] };
+        let payload: &[u8] = if op.write { data } else { &[] };
         match self.opened {
             Opened::V3 => {
                 let procedure = if op.write { v3::WRITE } else { v3::READ };
@@ -189,10 +165,8 @@ impl Handle for NfsHandle {
             opened,
             rsize,
             wsize,
-            buffers,
-            slots,
+            pipeline,
             in_flight,
-            checker,
             call,
         } = self;
         let wire = Wire {
@@ -202,30 +176,13 @@ impl Handle for NfsHandle {
             session: channel.session.as_ref().map(|s| (s.id, s.highest_slot())),
         };
         let Channel { conn, session, .. } = channel;
-        let mut free: Vec<usize> = (0..slots.len()).rev().collect();
+        pipeline.begin();
+        let piece_len = |op: &Op| if op.write { *wsize } else { *rsize };
         // pieces of admitted requests not sent yet (v4.1: waiting for a session slot)
         let mut unsent: VecDeque<Piece> = VecDeque::new();
         loop {
             // admit requests while buffers are free and earlier pieces are all out
-            while unsent.is_empty() && !stop.load(Ordering::Relaxed) {
-                let Some(&slot) = free.last() else { break };
-                let Some(op) = ops.next() else { break };
-                free.pop();
-                if op.write {
-                    payload::stamp(&mut buffers[slot][..op.len], op.offset);
-                }
-                let max = if op.write { *wsize } else { *rsize };
-                slots[slot] = Some(Pending {
-                    op,
-                    issued: Instant::now(),
-                    pieces_left: op.len.div_ceil(max),
-                });
-                unsent.extend((0..op.len).step_by(max).map(|at| Piece {
-                    slot,
-                    at,
-                    len: max.min(op.len - at),
-                }));
-            }
+            while unsent.is_empty() && pipeline.admit(ops, stop, piece_len, &mut unsent) {}
             // send what the session has room for
             while let Some(&piece) = unsent.front() {
                 let session_slot = match session.as_mut() {
@@ -240,9 +197,15 @@ impl Handle for NfsHandle {
                     piece,
                     session_slot,
                 };
-                let op = slots[piece.slot].as_ref().expect("pending").op;
                 let xid = conn.new_xid();
-                wire.send(conn, call, xid, &op, c, &buffers[piece.slot]);
+                wire.send(
+                    conn,
+                    call,
+                    xid,
+                    &pipeline.op(&piece),
+                    c,
+                    pipeline.data(&piece),
+                );
                 in_flight.insert(xid, c);
             }
             if in_flight.is_empty() {
@@ -250,8 +213,15 @@ impl Handle for NfsHandle {
             }
             let reply = conn.receive(&mut |conn| {
                 for (&xid, &c) in in_flight.iter() {
-                    let op = slots[c.piece.slot].as_ref().expect("pending").op;
-                    wire.send(conn, call, xid, &op, c, &buffers[c.piece.slot]);
+                    let piece = &c.piece;
+                    wire.send(
+                        conn,
+                        call,
+                        xid,
+                        &pipeline.op(piece),
+                        c,
+                        pipeline.data(piece),
+                    );
                 }
             })?;
             // a reply to a call already answered (after a retransmission) is dropped
@@ -262,43 +232,16 @@ impl Handle for NfsHandle {
             else {
                 continue;
             };
-            let pending = slots[piece.slot].as_mut().expect("pending");
-            let op = pending.op;
             let (data, done) = decode_reply(
                 conn.record(),
                 reply.results,
                 wire.opened,
-                op.write,
+                pipeline.op(&piece).write,
                 session.as_mut(),
                 session_slot,
             )?;
-            if done != piece.len {
-                return Err(if op.write {
-                    io::Error::new(io::ErrorKind::WriteZero, "the server took a short write")
-                } else {
-                    io::Error::new(
-                        io::ErrorKind::UnexpectedEof,
-                        format!(
-                            "the file ended before offset {}",
-                            op.offset + (piece.at + done) as u64
-                        ),
-                    )
-                });
-            }
-            // read data is in this client's memory now; it is copied out only to be checked
-            if !op.write && checker.is_some() {
-                buffers[piece.slot][piece.at..piece.at + piece.len]
-                    .copy_from_slice(&conn.record()[data]);
-            }
-            pending.pieces_left -= 1;
-            if pending.pieces_left == 0 {
-                let Pending { op, issued, .. } = slots[piece.slot].take().expect("pending");
-                if let Some(checker) = checker.as_ref().filter(|_| !op.write) {
-                    checker.check(&buffers[piece.slot][..op.len], op.offset)?;
-                }
-                sink.completed(&op, issued.elapsed().as_nanos() as u64);
-                free.push(piece.slot);
-            }
+            // read data is in this client's memory; the pipeline copies it only to check it
+            pipeline.finish_piece(piece, done, &conn.record()[data], sink)?;
         }
     }
 

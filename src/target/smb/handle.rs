@@ -8,38 +8,20 @@ use super::ops::{self, FileId};
 use super::session;
 use super::status;
 use super::wire::{Writer, FLUSH, READ, WRITE};
-use crate::target::buffer::AlignedBuf;
-use crate::target::payload::{self, Checker};
+use crate::target::pipeline::{Piece, Pipeline};
 use crate::target::{Handle, IoSettings, Op, OpSink};
 use std::collections::{HashMap, VecDeque};
 use std::io;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
-
-/// A request being served: its buffer slot holds its data.
-struct Pending {
-    op: Op,
-    issued: Instant,
-    pieces_left: usize,
-}
-
-/// One READ or WRITE of a request: which buffer slot, where in the request, how long.
-#[derive(Clone, Copy)]
-struct Piece {
-    slot: usize,
-    at: usize,
-    len: usize,
-}
+use std::time::Duration;
 
 pub struct SmbHandle {
     conn: Connection,
     file: FileId,
     io_size: usize,
-    buffers: Vec<AlignedBuf>,
-    slots: Vec<Option<Pending>>,
+    pipeline: Pipeline,
     in_flight: HashMap<u64, Piece>,
-    checker: Option<Checker>,
     request: Writer,
     /// The most credits any handle held, shared with the target for its report.
     most_credits: Arc<AtomicU32>,
@@ -53,23 +35,13 @@ impl SmbHandle {
         io: IoSettings,
         most_credits: Arc<AtomicU32>,
     ) -> SmbHandle {
-        let depth = io.queue_depth;
         conn.want_credits(credits_needed(&conn, io_size, io));
-        let buffers = (0..depth)
-            .map(|_| {
-                let mut buf = AlignedBuf::new(io.max_io);
-                payload::fill_base(&mut buf);
-                buf
-            })
-            .collect();
         SmbHandle {
             conn,
             file,
             io_size,
-            buffers,
-            slots: (0..depth).map(|_| None).collect(),
+            pipeline: Pipeline::new(io),
             in_flight: HashMap::new(),
-            checker: io.verify.then(|| Checker::new(io.max_io)),
             request: Writer::default(),
             most_credits,
         }
@@ -94,36 +66,17 @@ impl Handle for SmbHandle {
             conn,
             file,
             io_size,
-            buffers,
-            slots,
+            pipeline,
             in_flight,
-            checker,
             request,
             ..
         } = self;
-        let mut free: Vec<usize> = (0..slots.len()).rev().collect();
+        pipeline.begin();
         // pieces of admitted requests not sent yet, waiting for credits
         let mut unsent: VecDeque<Piece> = VecDeque::new();
         loop {
             // admit requests while buffers are free and earlier pieces are all out
-            while unsent.is_empty() && !stop.load(Ordering::Relaxed) {
-                let Some(&slot) = free.last() else { break };
-                let Some(op) = ops.next() else { break };
-                free.pop();
-                if op.write {
-                    payload::stamp(&mut buffers[slot][..op.len], op.offset);
-                }
-                slots[slot] = Some(Pending {
-                    op,
-                    issued: Instant::now(),
-                    pieces_left: op.len.div_ceil(*io_size),
-                });
-                unsent.extend((0..op.len).step_by(*io_size).map(|at| Piece {
-                    slot,
-                    at,
-                    len: (*io_size).min(op.len - at),
-                }));
-            }
+            while unsent.is_empty() && pipeline.admit(ops, stop, |_| *io_size, &mut unsent) {}
             // send what the credits cover
             while let Some(&piece) = unsent.front() {
                 let charge = conn.charge(piece.len);
@@ -139,12 +92,11 @@ impl Handle for SmbHandle {
                     break;
                 }
                 unsent.pop_front();
-                let op = slots[piece.slot].as_ref().expect("pending").op;
+                let op = pipeline.op(&piece);
                 let offset = op.offset + piece.at as u64;
                 let id = if op.write {
                     ops::write(request, file, offset, piece.len as u32);
-                    let data = &buffers[piece.slot][piece.at..piece.at + piece.len];
-                    conn.send(WRITE, &request.buf, data, charge)?
+                    conn.send(WRITE, &request.buf, pipeline.data(&piece), charge)?
                 } else {
                     ops::read(request, file, offset, piece.len as u32);
                     conn.send(READ, &request.buf, &[], charge)?
@@ -159,44 +111,16 @@ impl Handle for SmbHandle {
             let Some(piece) = in_flight.remove(&response.header.message_id) else {
                 continue;
             };
-            let pending = slots[piece.slot].as_mut().expect("pending");
-            let op = pending.op;
             if response.header.status != status::SUCCESS {
                 return Err(status::error(response.header.status, "the benchmark file"));
             }
             let message = conn.message(&response);
-            let done = if op.write {
-                ops::written(message)? as usize
+            if pipeline.op(&piece).write {
+                let written = ops::written(message)? as usize;
+                pipeline.finish_piece(piece, written, &[], sink)?;
             } else {
-                let data = ops::read_data(message)?;
-                // read data is in this client's memory now; it is copied out only to be checked
-                if checker.is_some() && data.len() == piece.len {
-                    buffers[piece.slot][piece.at..piece.at + piece.len]
-                        .copy_from_slice(&message[data.clone()]);
-                }
-                data.len()
-            };
-            if done != piece.len {
-                return Err(if op.write {
-                    io::Error::new(io::ErrorKind::WriteZero, "the server took a short write")
-                } else {
-                    io::Error::new(
-                        io::ErrorKind::UnexpectedEof,
-                        format!(
-                            "the file ended before offset {}",
-                            op.offset + (piece.at + done) as u64
-                        ),
-                    )
-                });
-            }
-            pending.pieces_left -= 1;
-            if pending.pieces_left == 0 {
-                let Pending { op, issued, .. } = slots[piece.slot].take().expect("pending");
-                if let Some(checker) = checker.as_ref().filter(|_| !op.write) {
-                    checker.check(&buffers[piece.slot][..op.len], op.offset)?;
-                }
-                sink.completed(&op, issued.elapsed().as_nanos() as u64);
-                free.push(piece.slot);
+                let data = &message[ops::read_data(message)?];
+                pipeline.finish_piece(piece, data.len(), data, sink)?;
             }
         }
     }
