@@ -247,28 +247,7 @@ fn ftp_bad_input_is_one_sentence_and_writes_nothing() {
         ),
     ];
     for (args, says) in cases {
-        let mut all = vec!["run".to_string()];
-        all.extend(args.iter().cloned());
-        all.extend(["--file-size".into(), "1M".into()]);
-        let all: Vec<&str> = all.iter().map(String::as_str).collect();
-        // lab exec sets SHAREBENCH_PASSWORD; a password in the URL beats it
-        let out = sharebench_in_lab(&lab, &all);
-        let stderr = text(&out.stderr);
-        let ours: Vec<&str> = stderr
-            .lines()
-            .filter(|l| !l.contains("exited with code"))
-            .collect();
-        assert_eq!(out.status.code(), Some(2), "{all:?}: {stderr}");
-        assert_eq!(ours.len(), 1, "{all:?}: {stderr}");
-        assert!(
-            ours[0].contains(says),
-            "{all:?}: expected '{says}' in {stderr}"
-        );
-        assert!(
-            !stderr.contains(&env["SHAREBENCH_PASSWORD"]),
-            "{all:?} leaked the password"
-        );
-        assert!(!stderr.contains(":wrong@"), "{all:?} showed a URL password");
+        assert_refused(&lab, &args, says, &env["SHAREBENCH_PASSWORD"]);
     }
     assert!(work_dirs(Path::new(&env["SHAREBENCH_DATA_DIR"])).is_empty());
     assert!(lab.run("down", &[]).status.success());

@@ -308,14 +308,7 @@ fn nfs_bad_input_is_one_sentence() {
         ),
     ];
     for (url, says) in cases {
-        let out = sharebench_in_lab(&lab, &["run", &url, "--file-size", "1M"]);
-        let stderr = text(&out.stderr);
-        assert_eq!(out.status.code(), Some(2), "{url}: {stderr}");
-        assert_eq!(stderr.lines().count(), 1, "{url}: {stderr}");
-        assert!(
-            stderr.contains(says),
-            "{url}: expected '{says}' in {stderr}"
-        );
+        assert_refused(&lab, &[url], says, &env["SHAREBENCH_PASSWORD"]);
     }
 }
 

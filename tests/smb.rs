@@ -342,32 +342,7 @@ fn smb_bad_input_is_one_sentence_and_writes_nothing() {
         ),
     ];
     for (args, says) in cases {
-        let mut all = vec!["run".to_string()];
-        all.extend(args.iter().cloned());
-        all.extend([
-            "--file-size".into(),
-            "1M".into(),
-            "--timeout".into(),
-            "5".into(),
-        ]);
-        let all: Vec<&str> = all.iter().map(String::as_str).collect();
-        let out = sharebench_in_lab(&lab, &all);
-        let stderr = text(&out.stderr);
-        let ours: Vec<&str> = stderr
-            .lines()
-            .filter(|l| !l.contains("exited with code"))
-            .collect();
-        assert_eq!(out.status.code(), Some(2), "{all:?}: {stderr}");
-        assert_eq!(ours.len(), 1, "{all:?}: {stderr}");
-        assert!(
-            ours[0].contains(says),
-            "{all:?}: expected '{says}' in {stderr}"
-        );
-        assert!(
-            !stderr.contains(&env["SHAREBENCH_PASSWORD"]),
-            "{all:?} leaked the password"
-        );
-        assert!(!stderr.contains(":wrong@"), "{all:?} showed a URL password");
+        assert_refused(&lab, &args, says, &env["SHAREBENCH_PASSWORD"]);
     }
     assert!(fs::read_dir(&locked).unwrap().next().is_none());
     fs::remove_dir(&locked).unwrap();

@@ -359,3 +359,26 @@ pub fn run_until_the_server_dies(
         .collect();
     (out, took, lines)
 }
+
+/// Runs `sharebench run ARGS --file-size 1M --timeout 5` in the lab's client namespace and
+/// asserts the refusal a user should see: exit code 2, one sentence that says `says`, and
+/// neither `secret` nor a URL password in it.
+pub fn assert_refused(lab: &Lab, args: &[String], says: &str, secret: &str) {
+    let mut all = vec!["run"];
+    all.extend(args.iter().map(String::as_str));
+    all.extend(["--file-size", "1M", "--timeout", "5"]);
+    let out = sharebench_in_lab(lab, &all);
+    let stderr = text(&out.stderr);
+    let ours: Vec<&str> = stderr
+        .lines()
+        .filter(|l| !l.contains("exited with code"))
+        .collect();
+    assert_eq!(out.status.code(), Some(2), "{all:?}: {stderr}");
+    assert_eq!(ours.len(), 1, "{all:?}: {stderr}");
+    assert!(
+        ours[0].contains(says),
+        "{all:?}: expected '{says}' in {stderr}"
+    );
+    assert!(!stderr.contains(secret), "{all:?} leaked the password");
+    assert!(!stderr.contains(":wrong@"), "{all:?} showed a URL password");
+}

@@ -90,39 +90,8 @@ pub fn set_up(conn: &mut Connection, who: &Credentials, encrypt: bool) -> io::Re
         }
     }
     let mut input: Vec<u8> = Vec::new();
-    let host = "sharebench".to_string();
     let (final_response, flags) = loop {
-        let mut output = vec![SecurityBuffer::new(Vec::new(), BufferType::Token)];
-        let mut inputs = vec![SecurityBuffer::new(
-            std::mem::take(&mut input),
-            BufferType::Token,
-        )];
-        let mut builder = ntlm
-            .initialize_security_context()
-            .with_credentials_handle(&mut credentials)
-            .with_context_requirements(
-                ClientRequestFlags::INTEGRITY
-                    | ClientRequestFlags::CONFIDENTIALITY
-                    | ClientRequestFlags::ALLOCATE_MEMORY,
-            )
-            .with_target_data_representation(DataRepresentation::Native)
-            .with_target_name(&host)
-            .with_output(&mut output);
-        if !inputs[0].buffer.is_empty() {
-            builder = builder.with_input(&mut inputs);
-        }
-        let result = ntlm
-            .initialize_security_context_impl(&mut builder)
-            .map_err(auth_error)?
-            .resolve_to_result()
-            .map_err(auth_error)?;
-        if matches!(
-            result.status,
-            SecurityStatus::CompleteNeeded | SecurityStatus::CompleteAndContinue
-        ) {
-            ntlm.complete_auth_token(&mut output).map_err(auth_error)?;
-        }
-        let token = std::mem::take(&mut output[0].buffer);
+        let token = next_token(&mut ntlm, &mut credentials, std::mem::take(&mut input))?;
         let mut body = Writer::default();
         body.u16(25)
             .u8(0)
@@ -214,6 +183,42 @@ pub fn set_up(conn: &mut Connection, who: &Credentials, encrypt: bool) -> io::Re
         info,
         keys: Some(keys),
     })
+}
+
+/// One NTLM leg: the token to send, given the server's last one (none at first).
+fn next_token(
+    ntlm: &mut Ntlm,
+    credentials: &mut <Ntlm as SspiImpl>::CredentialsHandle,
+    input: Vec<u8>,
+) -> io::Result<Vec<u8>> {
+    let mut output = vec![SecurityBuffer::new(Vec::new(), BufferType::Token)];
+    let mut inputs = vec![SecurityBuffer::new(input, BufferType::Token)];
+    let mut builder = ntlm
+        .initialize_security_context()
+        .with_credentials_handle(credentials)
+        .with_context_requirements(
+            ClientRequestFlags::INTEGRITY
+                | ClientRequestFlags::CONFIDENTIALITY
+                | ClientRequestFlags::ALLOCATE_MEMORY,
+        )
+        .with_target_data_representation(DataRepresentation::Native)
+        .with_target_name("sharebench")
+        .with_output(&mut output);
+    if !inputs[0].buffer.is_empty() {
+        builder = builder.with_input(&mut inputs);
+    }
+    let result = ntlm
+        .initialize_security_context_impl(&mut builder)
+        .map_err(auth_error)?
+        .resolve_to_result()
+        .map_err(auth_error)?;
+    if matches!(
+        result.status,
+        SecurityStatus::CompleteNeeded | SecurityStatus::CompleteAndContinue
+    ) {
+        ntlm.complete_auth_token(&mut output).map_err(auth_error)?;
+    }
+    Ok(std::mem::take(&mut output[0].buffer))
 }
 
 /// The keys of a session (MS-SMB2 3.2.5.3.1).
