@@ -382,3 +382,19 @@ pub fn assert_refused(lab: &Lab, args: &[String], says: &str, secret: &str) {
     assert!(!stderr.contains(secret), "{all:?} leaked the password");
     assert!(!stderr.contains(":wrong@"), "{all:?} showed a URL password");
 }
+
+/// Kills `server` in the middle of a run of `url` (see [`run_until_the_server_dies`]) and asserts
+/// what a user should get: exit code 1 within 30 s, a sentence naming the kept journal, and the
+/// finished runs in it, closed as failed.
+pub fn assert_survives_the_server_dying(lab: &Lab, url: &str, server: &str) {
+    let (out, took, lines) = run_until_the_server_dies(lab, url, server, "5");
+    assert!(
+        took < Duration::from_secs(30),
+        "it hung after the server died"
+    );
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("finished run(s) are kept in"), "{stderr}");
+    assert_eq!(lines.last().unwrap()["status"], "failed");
+    assert!(lines.iter().filter(|l| l["kind"] == "run").count() >= 2);
+}
