@@ -3,6 +3,7 @@
 //! Data flows one way: cli → (workload + target) → engine → stats → analysis → report.
 
 pub mod analysis;
+pub mod baseline;
 pub mod cli;
 pub mod engine;
 pub mod lab;

@@ -32,11 +32,79 @@ pub enum Command {
     /// Measure metadata in one directory as it grows: create, stat, list and remove rates at
     /// each size, to show where a big directory starts to crawl.
     Bigdir(BigdirArgs),
+    /// Measure a ceiling to hold a file server against: raw TCP to a serve agent.
+    Baseline {
+        #[command(subcommand)]
+        command: BaselineCommand,
+    },
+    /// Run on the server host: the far end of the TCP baseline.
+    Serve(ServeArgs),
     /// Real Samba, NFS-Ganesha and vsftpd in network namespaces, to experiment and to test.
     Lab {
         #[command(subcommand)]
         command: super::lab::LabCommand,
     },
+}
+
+#[derive(Subcommand, Debug)]
+pub enum BaselineCommand {
+    /// Raw TCP to a `sharebench serve` agent: one stream, or --streams N at once
+    Tcp(TcpArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct TcpArgs {
+    /// The serve agent: HOST or HOST:PORT [default port: 5202]
+    pub target: String,
+
+    /// Streams at once, each on its own connection (N clients to one server)
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=256))]
+    pub streams: u64,
+
+    /// Bytes each stream moves in a run
+    #[arg(long, default_value = "256M", value_parser = size)]
+    pub size: u64,
+
+    /// Download (the agent sends) instead of upload
+    #[arg(long)]
+    pub reverse: bool,
+
+    /// Uncounted warm-up runs before the counted ones
+    #[arg(long, default_value_t = 1)]
+    pub warmup: usize,
+
+    /// Counted runs
+    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u64).range(1..))]
+    pub runs: u64,
+
+    /// Write the result document (schema sharebench/1) here
+    #[arg(long)]
+    pub json: Option<PathBuf>,
+
+    /// JSON Lines journal, appended as each run ends [default: next to --json, or
+    /// sharebench-<id>.jsonl in the working directory]
+    #[arg(long)]
+    pub journal: Option<PathBuf>,
+
+    /// File holding the agent's token (must not be readable by others); else SHAREBENCH_TOKEN
+    #[arg(long)]
+    pub token_file: Option<PathBuf>,
+
+    /// Seconds the agent may stay silent before a run fails
+    #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..))]
+    pub timeout: u64,
+}
+
+#[derive(Args, Debug)]
+pub struct ServeArgs {
+    /// Address and port to listen on
+    #[arg(long, default_value = "0.0.0.0:5202")]
+    pub listen: std::net::SocketAddr,
+
+    /// File holding the token clients must give (must not be readable by others); without one
+    /// the agent serves only if it listens on loopback
+    #[arg(long)]
+    pub token_file: Option<PathBuf>,
 }
 
 #[derive(Args, Debug)]

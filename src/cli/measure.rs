@@ -630,7 +630,7 @@ fn journal_path(method: &MethodArgs, run_id: &str) -> PathBuf {
 }
 
 /// SIGINT and SIGTERM raise the stop flag; a second one ends the process at once.
-fn install_stop_signals() -> Result<Arc<AtomicBool>, Failure> {
+pub(super) fn install_stop_signals() -> Result<Arc<AtomicBool>, Failure> {
     use signal_hook::consts::{SIGINT, SIGTERM};
     use signal_hook::flag;
     let stop = Arc::new(AtomicBool::new(false));
@@ -644,7 +644,7 @@ fn install_stop_signals() -> Result<Arc<AtomicBool>, Failure> {
 }
 
 /// Eight hex digits from the kernel's random source.
-fn new_run_id() -> String {
+pub(super) fn new_run_id() -> String {
     let mut bytes = [0u8; 4];
     let random = std::fs::File::open("/dev/urandom").and_then(|mut f| f.read_exact(&mut bytes));
     if random.is_err() {
@@ -656,6 +656,6 @@ fn new_run_id() -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-fn now() -> String {
+pub(super) fn now() -> String {
     humantime::format_rfc3339_seconds(SystemTime::now()).to_string()
 }

@@ -1,6 +1,7 @@
 //! Argument parsing and command wiring. No measuring logic lives here.
 
 mod args;
+mod baseline;
 mod lab;
 mod measure;
 mod targets;
@@ -68,6 +69,8 @@ pub fn main() -> i32 {
         Command::Matrix(args) => measure::matrix(args),
         Command::Bigdir(args) => measure::bigdir(args),
         Command::Lab { command } => lab::run(command),
+        Command::Baseline { command } => baseline::run(command),
+        Command::Serve(args) => baseline::serve(args),
     };
     match outcome {
         Ok(()) => 0,

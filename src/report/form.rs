@@ -2,8 +2,9 @@
 //! average and the deviation, the way admins have recorded benchmarks for decades.
 
 use super::table::Table;
-use crate::result::TestResult;
+use crate::result::{Baseline, RunRecord, TestResult};
 use crate::stats::outliers::median;
+use crate::stats::summary::Summary;
 use crate::units::{format_size, mb_per_s, mbit_per_s};
 
 /// The line that names the units the forms use.
@@ -33,11 +34,54 @@ pub fn caption(result: &TestResult) -> String {
 /// The form of one test. `link_bits` (bits/s) adds a "% link" column.
 pub fn form(result: &TestResult, link_bits: Option<f64>, notes: Vec<String>) -> Table {
     let key = &result.key;
+    let (headers, rows) = runs_and_summary(&result.runs, result.summary.as_ref(), link_bits, true);
+    let mut notes = notes;
+    if let Some(line) = per_worker(result) {
+        notes.insert(0, line);
+    }
+    Table {
+        caption: caption(result),
+        key: vec![
+            ("test".into(), key.test.to_string()),
+            ("file_size".into(), key.file_size.to_string()),
+            ("record_size".into(), key.record_size.to_string()),
+            ("workers".into(), key.workers.to_string()),
+            ("direct".into(), key.direct.to_string()),
+        ],
+        headers,
+        rows,
+        notes,
+    }
+}
+
+/// The form of a baseline (raw TCP, …), under `caption`.
+pub fn baseline_form(baseline: &Baseline, caption: String, link_bits: Option<f64>) -> Table {
+    // a stream has no requests, so no request latency
+    let (headers, rows) =
+        runs_and_summary(&baseline.runs, baseline.summary.as_ref(), link_bits, false);
+    Table {
+        caption,
+        key: vec![("baseline".into(), baseline.kind.clone())],
+        headers,
+        rows,
+        notes: Vec::new(),
+    }
+}
+
+/// A form's columns, and its rows: every run, then the summary.
+fn runs_and_summary(
+    runs: &[RunRecord],
+    summary: Option<&Summary>,
+    link_bits: Option<f64>,
+    latency: bool,
+) -> (Vec<String>, Vec<Vec<String>>) {
     let mut headers = vec!["run", "bytes", "seconds", "MB/s", "Mb/s"];
     if link_bits.is_some() {
         headers.push("% link");
     }
-    headers.push("p99 µs");
+    if latency {
+        headers.push("p99 µs");
+    }
     let rates = |bytes_per_s: f64| {
         let mut cells = vec![
             format!("{:.1}", mb_per_s(bytes_per_s)),
@@ -50,24 +94,28 @@ pub fn form(result: &TestResult, link_bits: Option<f64>, notes: Vec<String>) -> 
     };
 
     let mut rows = Vec::new();
-    for run in &result.runs {
+    for run in runs {
         let mut row = vec![
             run.n.to_string(),
             run.bytes.to_string(),
             format!("{:.4}", run.seconds),
         ];
         row.extend(rates(run.bytes_per_s));
-        row.push(format!("{:.1}", run.latency_us.p99));
+        if latency {
+            row.push(format!("{:.1}", run.latency_us.p99));
+        }
         if run.outlier {
             row.push("outlier".into());
         }
         rows.push(row);
     }
-    if let Some(s) = &result.summary {
+    if let Some(s) = summary {
         let summary_row = |label: &str, value: f64, remark: String| {
             let mut row = vec![label.to_string(), String::new(), String::new()];
             row.extend(rates(value));
-            row.push(String::new());
+            if latency {
+                row.push(String::new());
+            }
             if !remark.is_empty() {
                 row.push(remark);
             }
@@ -96,23 +144,7 @@ pub fn form(result: &TestResult, link_bits: Option<f64>, notes: Vec<String>) -> 
             rows.push(summary_row("valid mean", s.valid_mean, remark));
         }
     }
-    let mut notes = notes;
-    if let Some(line) = per_worker(result) {
-        notes.insert(0, line);
-    }
-    Table {
-        caption: caption(result),
-        key: vec![
-            ("test".into(), key.test.to_string()),
-            ("file_size".into(), key.file_size.to_string()),
-            ("record_size".into(), key.record_size.to_string()),
-            ("workers".into(), key.workers.to_string()),
-            ("direct".into(), key.direct.to_string()),
-        ],
-        headers: headers.into_iter().map(String::from).collect(),
-        rows,
-        notes,
-    }
+    (headers.into_iter().map(String::from).collect(), rows)
 }
 
 /// With several workers: the slowest, median and fastest worker, each by its median over runs,

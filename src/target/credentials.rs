@@ -38,7 +38,7 @@ pub fn password(
     target: &str,
 ) -> Result<Secret, String> {
     if let Some(file) = password_file {
-        return read_password_file(file);
+        return read_secret_file(file, "password file");
     }
     if let Some(password) = in_url {
         return Ok(Secret(password.to_string()));
@@ -57,19 +57,19 @@ pub fn password(
     ))
 }
 
-/// The first line of `file`, refused when others may read it.
-fn read_password_file(file: &Path) -> Result<Secret, String> {
-    let meta = std::fs::metadata(file)
-        .map_err(|e| format!("cannot read the password file {}: {e}", file.display()))?;
+/// The first line of `file` (a "password file", a "token file"), refused when others may read
+/// it.
+pub fn read_secret_file(file: &Path, what: &str) -> Result<Secret, String> {
+    let shown = file.display();
+    let meta =
+        std::fs::metadata(file).map_err(|e| format!("cannot read the {what} {shown}: {e}"))?;
     if meta.permissions().mode() & 0o077 != 0 {
         return Err(format!(
-            "the password file {} may be read by other users; make it private with 'chmod 600 {}'",
-            file.display(),
-            file.display()
+            "the {what} {shown} may be read by other users; make it private with 'chmod 600 {shown}'"
         ));
     }
     let text = std::fs::read_to_string(file)
-        .map_err(|e| format!("cannot read the password file {}: {e}", file.display()))?;
+        .map_err(|e| format!("cannot read the {what} {shown}: {e}"))?;
     Ok(Secret(text.lines().next().unwrap_or("").to_string()))
 }
 

@@ -1,0 +1,160 @@
+//! The raw TCP baseline against a real serve agent on loopback: runs and their document, several
+//! streams, tokens, and an agent that listens beyond loopback without one.
+
+mod common;
+
+use common::*;
+use serde_json::Value;
+use std::fs;
+use std::io::{BufRead, BufReader};
+use std::os::unix::fs::PermissionsExt;
+use std::process::{Child, Command, Stdio};
+
+/// A serve agent on `listen` (port 0: any); stopped on drop.
+struct Agent {
+    child: Child,
+    port: u16,
+}
+
+impl Agent {
+    fn start(listen: &str, token_file: Option<&str>) -> Agent {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_sharebench"));
+        command.args(["serve", "--listen", listen]);
+        if let Some(file) = token_file {
+            command.args(["--token-file", file]);
+        }
+        let mut child = command
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let port = line.trim().rsplit(':').next().unwrap().parse().unwrap();
+        Agent { child, port }
+    }
+}
+
+impl Drop for Agent {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn baseline(args: &[&str], env: &[(&str, &str)]) -> std::process::Output {
+    let mut all = vec!["baseline", "tcp"];
+    all.extend(args);
+    Command::new(env!("CARGO_BIN_EXE_sharebench"))
+        .args(&all)
+        .env_remove("SHAREBENCH_TOKEN")
+        .envs(env.iter().copied())
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn tcp_runs_land_in_the_document_with_their_summary() {
+    let agent = Agent::start("127.0.0.1:0", None);
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("tcp.json");
+    let target = format!("127.0.0.1:{}", agent.port);
+    for (streams, reverse) in [("1", false), ("3", true)] {
+        let mut args = vec![
+            target.as_str(),
+            "--size",
+            "8M",
+            "--runs",
+            "3",
+            "--streams",
+            streams,
+            "--json",
+            json.to_str().unwrap(),
+        ];
+        if reverse {
+            args.push("--reverse");
+        }
+        let out = baseline(&args, &[]);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        let doc: Value = serde_json::from_str(&fs::read_to_string(&json).unwrap()).unwrap();
+        assert_eq!(doc["status"], "complete");
+        assert_eq!(doc["target"]["protocol"], "tcp");
+        let tcp = &doc["baselines"][0];
+        assert_eq!(tcp["kind"], "tcp");
+        let runs = tcp["runs"].as_array().unwrap();
+        assert_eq!(runs.len(), 3);
+        let streams: u64 = streams.parse().unwrap();
+        for run in runs {
+            assert_eq!(
+                run["bytes"],
+                streams * (8 << 20),
+                "every stream's bytes counted"
+            );
+            assert_eq!(run["workers"].as_array().unwrap().len() as u64, streams);
+        }
+        assert!(tcp["summary"]["mean"].as_f64().unwrap() > 0.0);
+        let direction = if reverse { "download" } else { "upload" };
+        assert_eq!(doc["target"]["parameters"]["direction"], direction);
+        assert!(
+            text(&out.stdout).contains("raw TCP"),
+            "{}",
+            text(&out.stdout)
+        );
+    }
+}
+
+#[test]
+fn a_token_guards_the_agent_and_stays_secret() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("token");
+    fs::write(&file, "s3cret-token\n").unwrap();
+    fs::set_permissions(&file, fs::Permissions::from_mode(0o600)).unwrap();
+    let agent = Agent::start("127.0.0.1:0", Some(file.to_str().unwrap()));
+    let target = format!("127.0.0.1:{}", agent.port);
+    let journal = dir.path().join("j.jsonl");
+    let args = [
+        "--journal",
+        journal.to_str().unwrap(),
+        target.as_str(),
+        "--size",
+        "1M",
+        "--runs",
+        "1",
+        "--warmup",
+        "0",
+    ];
+    for (env, ok) in [
+        (vec![], false),
+        (vec![("SHAREBENCH_TOKEN", "wrong")], false),
+        (vec![("SHAREBENCH_TOKEN", "s3cret-token")], true),
+    ] {
+        let out = baseline(&args, &env);
+        let stderr = text(&out.stderr);
+        if ok {
+            assert!(out.status.success(), "{stderr}");
+        } else {
+            assert_eq!(out.status.code(), Some(2), "{stderr}");
+            assert_eq!(stderr.lines().count(), 1, "{stderr}");
+            assert!(stderr.contains("refused the token"), "{stderr}");
+        }
+        let everything = stderr + &text(&out.stdout);
+        assert!(!everything.contains("s3cret-token"), "the token leaked");
+    }
+}
+
+#[test]
+fn an_agent_beyond_loopback_without_a_token_refuses_everyone() {
+    let agent = Agent::start("0.0.0.0:0", None);
+    let target = format!("127.0.0.1:{}", agent.port);
+    let out = baseline(&[target.as_str(), "--size", "1M", "--runs", "1"], &[]);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("without a token"), "{stderr}");
+    // and nothing listening is one sentence too
+    drop(agent);
+    let out = baseline(&[target.as_str(), "--runs", "1"], &[]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("cannot reach a serve agent"));
+}
