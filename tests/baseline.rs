@@ -158,3 +158,52 @@ fn an_agent_beyond_loopback_without_a_token_refuses_everyone() {
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("cannot reach a serve agent"));
 }
+
+#[test]
+fn the_lab_runs_a_serve_agent_that_only_its_token_opens() {
+    let Some((_one, lab, env)) = lab_up(&[]) else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("lab-tcp.json");
+    // lab exec hands over SHAREBENCH_TOKEN with the rest of the lab's environment
+    let out = sharebench_in_lab(
+        &lab,
+        &[
+            "baseline",
+            "tcp",
+            &env["SHAREBENCH_SERVE_ADDR"],
+            "--size",
+            "16M",
+            "--runs",
+            "2",
+            "--streams",
+            "2",
+            "--json",
+            json.to_str().unwrap(),
+        ],
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let doc: Value = serde_json::from_str(&fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(doc["baselines"][0]["runs"].as_array().unwrap().len(), 2);
+    assert!(!fs::read_to_string(&json)
+        .unwrap()
+        .contains(&env["SHAREBENCH_TOKEN"]));
+    let out = lab.client(
+        &[
+            "sh",
+            "-c",
+            &format!(
+                "SHAREBENCH_TOKEN=wrong {} baseline tcp {} --runs 1 --size 1M; test $? -eq 2",
+                env!("CARGO_BIN_EXE_sharebench"),
+                env["SHAREBENCH_SERVE_ADDR"]
+            ),
+        ],
+        &[],
+    );
+    assert!(
+        text(&out.stderr).contains("refused the token"),
+        "{}",
+        text(&out.stderr)
+    );
+}

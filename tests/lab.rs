@@ -16,7 +16,10 @@ fn every_protocol_round_trips_and_the_lab_comes_down_clean() {
     };
     let pids = lab.pids();
     let names: Vec<&str> = pids.iter().map(|(n, _)| n.as_str()).collect();
-    assert_eq!(names, ["smbd", "ganesha", "vsftpd", "iperf3", "rpcbind"]);
+    assert_eq!(
+        names,
+        ["smbd", "ganesha", "vsftpd", "iperf3", "serve", "rpcbind"]
+    );
 
     // up again: says so and changes nothing
     let again = lab.run("up", &[]);

@@ -111,7 +111,8 @@ fn ports(netns: bool, id: &str) -> Ports {
         mount: base + 2,
         ftp: base + 3,
         iperf: base + 4,
-        passive_min: base + 5,
+        serve: base + 5,
+        passive_min: base + 6,
         passive_max: base + 15,
     }
 }
@@ -233,6 +234,7 @@ fn build(state: &mut LabState) -> Result<(), LabError> {
 
     let password = new_password();
     write("secrets/password", &password, 0o600)?;
+    write("secrets/token", &new_password(), 0o600)?;
     let passwd = fs::read_to_string("/etc/passwd").unwrap_or_default();
     let group = fs::read_to_string("/etc/group").unwrap_or_default();
     write("etc/passwd", &(passwd + &setup.passwd_line()), 0o644)?;
@@ -467,6 +469,7 @@ pub fn exec(state: &LabState, command: &[String]) -> io::Result<ExitStatus> {
 /// `KEY=VALUE` pairs a shell or a test can use to reach the lab.
 pub fn env(state: &LabState) -> Vec<(String, String)> {
     let password = fs::read_to_string(state.dir.join("secrets/password")).unwrap_or_default();
+    let token = fs::read_to_string(state.dir.join("secrets/token")).unwrap_or_default();
     let (addr, p) = (&state.server_addr, &state.ports);
     let mut pairs = vec![
         ("SHAREBENCH_LAB_DIR", state.dir.display().to_string()),
@@ -501,6 +504,8 @@ pub fn env(state: &LabState) -> Vec<(String, String)> {
         ("SHAREBENCH_MOUNT_PORT", p.mount.to_string()),
         ("SHAREBENCH_FTP_PORT", p.ftp.to_string()),
         ("SHAREBENCH_IPERF_PORT", p.iperf.to_string()),
+        ("SHAREBENCH_SERVE_ADDR", format!("{addr}:{}", p.serve)),
+        ("SHAREBENCH_TOKEN", token),
     ];
     if let Some(ns) = &state.netns {
         pairs.push(("SHAREBENCH_CLIENT_NETNS", ns.client.clone()));
@@ -612,10 +617,12 @@ mod tests {
             p.mount,
             p.ftp,
             p.iperf,
+            p.serve,
             p.passive_min,
             p.passive_max,
         ];
         let mut unique = all.to_vec();
+        unique.sort();
         unique.dedup();
         assert_eq!(unique.len(), all.len());
         assert!(p.smb >= 10000 && p.passive_max < 32768);

@@ -261,6 +261,18 @@ impl Setup {
             addr = self.addr,
             port = self.ports.iperf,
         );
+        // the agent is this very program; the token keeps it to the lab's clients
+        let serve = format!(
+            "{header}exec {sharebench} serve --listen {addr}:{port} --token-file {token}\n",
+            sharebench = quote(
+                &std::env::current_exe()
+                    .map(|p| p.display().to_string())
+                    .unwrap_or_else(|_| "sharebench".into())
+            ),
+            addr = self.addr,
+            port = self.ports.serve,
+            token = self.q("secrets/token"),
+        );
         vec![
             Server {
                 name: "smbd",
@@ -281,6 +293,11 @@ impl Setup {
                 name: "iperf3",
                 port: Some(self.ports.iperf),
                 script: iperf3,
+            },
+            Server {
+                name: "serve",
+                port: Some(self.ports.serve),
+                script: serve,
             },
         ]
     }
@@ -355,7 +372,7 @@ mod tests {
     fn scripts_quote_paths_and_bind_only_lab_files() {
         let servers = setup().servers();
         let names: Vec<_> = servers.iter().map(|s| s.name).collect();
-        assert_eq!(names, ["smbd", "ganesha", "vsftpd", "iperf3"]);
+        assert_eq!(names, ["smbd", "ganesha", "vsftpd", "iperf3", "serve"]);
         let smbd = &servers[0].script;
         assert!(
             smbd.contains("--bind '/tmp/lab dir/etc/passwd' /etc/passwd\n"),

@@ -48,6 +48,9 @@ pub struct Ports {
     pub mount: u16,
     pub ftp: u16,
     pub iperf: u16,
+    /// The sharebench serve agent (absent from the state of labs from older builds).
+    #[serde(default)]
+    pub serve: u16,
     pub passive_min: u16,
     pub passive_max: u16,
 }
@@ -60,6 +63,7 @@ impl Ports {
         mount: 20048,
         ftp: 21,
         iperf: 5201,
+        serve: 5202,
         passive_min: 30000,
         passive_max: 30099,
     };
