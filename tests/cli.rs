@@ -68,6 +68,10 @@ fn a_run_writes_the_result_document_and_leaves_nothing_behind() {
     assert_eq!(doc["status"], "complete");
     assert_eq!(doc["target"]["protocol"], "local");
     assert!(doc["host"]["cpus"].as_u64().unwrap() >= 1);
+    // the client's counters were sampled while it ran, with a share for each core
+    let samples = doc["metrics"]["client"]["samples"].as_array().unwrap();
+    assert!(!samples.is_empty());
+    assert!(!samples[0]["cpu"].as_array().unwrap().is_empty());
     let tests = doc["tests"].as_array().unwrap();
     let names: Vec<&str> = tests.iter().map(|t| t["test"].as_str().unwrap()).collect();
     assert_eq!(names, ["write", "read", "random-read"]);

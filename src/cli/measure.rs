@@ -9,6 +9,7 @@ use crate::engine::preflight;
 use crate::engine::workdir::WorkDir;
 use crate::engine::{self, caches, Cell, EntryKind, MetadataParams, Observer, Plan, Stop};
 use crate::monitor::host::HostInfo;
+use crate::monitor::sampler::Sampler;
 use crate::report::form::{self, UNITS_LINE};
 use crate::report::journal::Journal;
 use crate::report::progress::Progress;
@@ -324,6 +325,9 @@ impl Observer for Recording<'_> {
     }
 }
 
+/// How often the client's counters are sampled during a run.
+const METRICS_INTERVAL: std::time::Duration = std::time::Duration::from_millis(500);
+
 /// Measures a validated plan and reports it; the work directory is the first thing written.
 fn session(
     target: &dyn Target,
@@ -364,6 +368,7 @@ fn session(
         .map_err(|e| Failure::failed(format!("cannot write the journal: {e}.")))?;
 
     let progress = Progress::new(plan.total_runs());
+    let sampler = Sampler::start(METRICS_INTERVAL);
     let measured = {
         let mut recording = Recording {
             journal: &mut journal,
@@ -373,6 +378,7 @@ fn session(
         };
         engine::execute(target, &plan, &mut workdir, &mut recording, &stop)
     };
+    let client_metrics = sampler.finish();
     progress.clear();
     let cleanup = if workdir.kept() {
         progress.say(&format!(
@@ -419,7 +425,11 @@ fn session(
             .collect(),
         tests: measured.tests,
         baselines: Vec::new(),
-        metrics: Default::default(),
+        metrics: [(
+            "client".to_string(),
+            serde_json::to_value(client_metrics).expect("a timeline serialises"),
+        )]
+        .into(),
         verdict: None,
     };
     let ended = journal.append(&json!({

@@ -2,3 +2,5 @@
 
 pub mod cpu;
 pub mod host;
+pub mod proc;
+pub mod sampler;

@@ -1,0 +1,243 @@
+//! A background thread that turns /proc snapshots into a timeline of rates while a run goes on:
+//! the share of each core that was user, system, iowait and softirq time, the bytes and packets
+//! each interface moved, how busy each disk was, the page cache, and the cores the serving
+//! processes used.
+
+use super::proc::{Snapshot, SERVING};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Timeline {
+    pub interval_s: f64,
+    pub samples: Vec<Sample>,
+}
+
+/// One interval's rates; `t` is its end, in seconds since sampling began.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Sample {
+    pub t: f64,
+    pub cpu: Vec<CpuShare>,
+    pub nic: BTreeMap<String, NicRates>,
+    pub disk: BTreeMap<String, DiskRates>,
+    pub page_cache_bytes: u64,
+    pub dirty_bytes: u64,
+    /// Cores used by each serving process (smbd, ganesha.nfsd, …) that ran.
+    pub processes: BTreeMap<String, f64>,
+}
+
+/// Fractions of one core's time (they add up to 1 with the rest: nice, irq, steal).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct CpuShare {
+    pub user: f64,
+    pub system: f64,
+    pub iowait: f64,
+    pub softirq: f64,
+    pub idle: f64,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct NicRates {
+    pub rx_bytes_per_s: f64,
+    pub tx_bytes_per_s: f64,
+    pub rx_packets_per_s: f64,
+    pub tx_packets_per_s: f64,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct DiskRates {
+    /// Share of the interval with I/O in flight.
+    pub busy: f64,
+    pub read_bytes_per_s: f64,
+    pub write_bytes_per_s: f64,
+}
+
+/// The rates between snapshots `a` and `b`, `seconds` apart; `hz` is the kernel's clock tick.
+pub fn rates(a: &Snapshot, b: &Snapshot, seconds: f64, hz: f64, t: f64) -> Sample {
+    let per_s = |later: u64, earlier: u64| later.saturating_sub(earlier) as f64 / seconds;
+    let cpu = a
+        .cpus
+        .iter()
+        .zip(&b.cpus)
+        .map(|(x, y)| {
+            let total = y.total().saturating_sub(x.total()).max(1) as f64;
+            let share = |later: u64, earlier: u64| later.saturating_sub(earlier) as f64 / total;
+            CpuShare {
+                user: share(y.user, x.user),
+                system: share(y.system, x.system),
+                iowait: share(y.iowait, x.iowait),
+                softirq: share(y.softirq, x.softirq),
+                idle: share(y.idle, x.idle),
+            }
+        })
+        .collect();
+    let nic = b
+        .nics
+        .iter()
+        .filter_map(|(name, y)| {
+            let x = a.nics.get(name)?;
+            Some((
+                name.clone(),
+                NicRates {
+                    rx_bytes_per_s: per_s(y.rx_bytes, x.rx_bytes),
+                    tx_bytes_per_s: per_s(y.tx_bytes, x.tx_bytes),
+                    rx_packets_per_s: per_s(y.rx_packets, x.rx_packets),
+                    tx_packets_per_s: per_s(y.tx_packets, x.tx_packets),
+                },
+            ))
+        })
+        .collect();
+    let disk = b
+        .disks
+        .iter()
+        .filter_map(|(name, y)| {
+            let x = a.disks.get(name)?;
+            Some((
+                name.clone(),
+                DiskRates {
+                    busy: (y.busy_ms.saturating_sub(x.busy_ms) as f64 / 1000.0 / seconds).min(1.0),
+                    read_bytes_per_s: per_s(y.sectors_read, x.sectors_read) * 512.0,
+                    write_bytes_per_s: per_s(y.sectors_written, x.sectors_written) * 512.0,
+                },
+            ))
+        })
+        .collect();
+    let processes = SERVING
+        .iter()
+        .filter_map(|&name| {
+            let later = *b.processes.get(name)?;
+            // a process that started within the interval counts from zero
+            let earlier = a.processes.get(name).copied().unwrap_or(0);
+            let cores = later.saturating_sub(earlier) as f64 / hz / seconds;
+            (cores > 0.0).then(|| (name.to_string(), cores))
+        })
+        .collect();
+    Sample {
+        t,
+        cpu,
+        nic,
+        disk,
+        page_cache_bytes: b.page_cache_bytes,
+        dirty_bytes: b.dirty_bytes,
+        processes,
+    }
+}
+
+/// Samples in the background until [`finish`](Sampler::finish).
+pub struct Sampler {
+    stop: Arc<AtomicBool>,
+    thread: JoinHandle<Timeline>,
+}
+
+impl Sampler {
+    pub fn start(interval: Duration) -> Sampler {
+        let stop = Arc::new(AtomicBool::new(false));
+        let flag = stop.clone();
+        let thread = std::thread::spawn(move || {
+            // SAFETY: sysconf has no preconditions.
+            let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) }.max(1) as f64;
+            let began = Instant::now();
+            let mut timeline = Timeline {
+                interval_s: interval.as_secs_f64(),
+                samples: Vec::new(),
+            };
+            let (mut last, mut last_at) = (Snapshot::take(), Instant::now());
+            loop {
+                // short naps, so finishing never waits a whole interval
+                let due = last_at + interval;
+                while Instant::now() < due && !flag.load(Ordering::Relaxed) {
+                    std::thread::sleep(Duration::from_millis(20).min(interval));
+                }
+                let (now, at) = (Snapshot::take(), Instant::now());
+                let seconds = (at - last_at).as_secs_f64();
+                if seconds > 0.0 {
+                    let t = (at - began).as_secs_f64();
+                    timeline.samples.push(rates(&last, &now, seconds, hz, t));
+                }
+                (last, last_at) = (now, at);
+                if flag.load(Ordering::Relaxed) {
+                    return timeline;
+                }
+            }
+        });
+        Sampler { stop, thread }
+    }
+
+    /// Takes a last sample and returns the timeline.
+    pub fn finish(self) -> Timeline {
+        self.stop.store(true, Ordering::Relaxed);
+        self.thread.join().unwrap_or_default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::monitor::proc::{CpuTicks, DiskCounters, NicCounters};
+
+    #[test]
+    fn counters_two_seconds_apart_become_rates_and_shares() {
+        let mut a = Snapshot {
+            cpus: vec![CpuTicks {
+                user: 100,
+                system: 100,
+                idle: 100,
+                ..CpuTicks::default()
+            }],
+            ..Snapshot::default()
+        };
+        a.nics.insert("eth0".into(), NicCounters::default());
+        a.disks.insert("vda".into(), DiskCounters::default());
+        a.processes.insert("smbd".into(), 50);
+        let mut b = a.clone();
+        b.cpus[0].user += 100; // of 200 ticks in all
+        b.cpus[0].softirq += 50;
+        b.cpus[0].idle += 50;
+        b.nics.insert(
+            "eth0".into(),
+            NicCounters {
+                rx_bytes: 2_000_000,
+                tx_bytes: 4_000,
+                rx_packets: 1_000,
+                tx_packets: 10,
+            },
+        );
+        b.disks.insert(
+            "vda".into(),
+            DiskCounters {
+                sectors_read: 0,
+                sectors_written: 4096,
+                busy_ms: 500,
+            },
+        );
+        b.processes.insert("smbd".into(), 250); // 200 ticks at 100 Hz over 2 s: one core
+        let s = rates(&a, &b, 2.0, 100.0, 7.0);
+        assert_eq!(s.t, 7.0);
+        assert_eq!(s.cpu[0].user, 0.5);
+        assert_eq!(s.cpu[0].softirq, 0.25);
+        assert_eq!(s.cpu[0].idle, 0.25);
+        assert_eq!(s.nic["eth0"].rx_bytes_per_s, 1_000_000.0);
+        assert_eq!(s.nic["eth0"].tx_packets_per_s, 5.0);
+        assert_eq!(s.disk["vda"].busy, 0.25);
+        assert_eq!(s.disk["vda"].write_bytes_per_s, 4096.0 * 512.0 / 2.0);
+        assert_eq!(s.processes["smbd"], 1.0);
+    }
+
+    #[test]
+    fn a_sampler_records_until_it_is_finished() {
+        let sampler = Sampler::start(Duration::from_millis(30));
+        std::thread::sleep(Duration::from_millis(100));
+        let timeline = sampler.finish();
+        assert!(!timeline.samples.is_empty());
+        assert!(
+            !timeline.samples[0].cpu.is_empty(),
+            "this machine has cores"
+        );
+        let ts: Vec<f64> = timeline.samples.iter().map(|s| s.t).collect();
+        assert!(ts.windows(2).all(|w| w[0] < w[1]), "in time order: {ts:?}");
+    }
+}
