@@ -23,11 +23,12 @@ source_file=$scratch/source.bin
 head -c "$size" /dev/urandom > "$source_file"
 
 # run_sharebench_on URL TEST [OPTIONS…]: $warmup (default 1) warm-up and $timed counted runs;
-# prints their bytes/s
+# prints their bytes/s. The lab's serve agent is left alone (--serve none): its sampling would
+# load the server the peer does not load.
 run_sharebench_on() {
   local url=$1 test=$2; shift 2
   in_lab "$sharebench" run "$url" --tests "$test" --file-size "$size" --record-size "${record:-1M}" \
-    --warmup "${warmup:-1}" --runs "$timed" --json "$scratch/sb.json" --journal "$scratch/sb.jsonl" \
+    --warmup "${warmup:-1}" --runs "$timed" --json "$scratch/sb.json" --journal "$scratch/sb.jsonl" --serve none \
     "$@" >/dev/null
   python3 -c 'import json,sys; print(*[r["bytes_per_s"] for r in json.load(open(sys.argv[1]))["tests"][0]["runs"]])' \
     "$scratch/sb.json"

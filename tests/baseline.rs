@@ -207,3 +207,71 @@ fn the_lab_runs_a_serve_agent_that_only_its_token_opens() {
         text(&out.stderr)
     );
 }
+
+#[test]
+fn a_run_on_a_shaped_link_carries_the_servers_metrics_and_the_link_rate() {
+    let Some((_one, lab, env)) = lab_up(&["--link", "100mbit"]) else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("run.json");
+    let out = sharebench_in_lab(
+        &lab,
+        &[
+            "run",
+            &env["SHAREBENCH_SMB_URL"],
+            "--tests",
+            "read",
+            "--file-size",
+            "4M",
+            "--runs",
+            "1",
+            "--tcp-baseline-size",
+            "8M",
+            "--json",
+            json.to_str().unwrap(),
+        ],
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let doc: Value = serde_json::from_str(&fs::read_to_string(&json).unwrap()).unwrap();
+    let samples = doc["metrics"]["server"]["samples"].as_array().unwrap();
+    assert!(
+        !samples.is_empty(),
+        "the agent streamed the server's counters"
+    );
+    let kinds: Vec<&str> = doc["baselines"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds, ["tcp_upload", "tcp_download"]);
+    for baseline in doc["baselines"].as_array().unwrap() {
+        let mbit = baseline["summary"]["median"].as_f64().unwrap() * 8.0 / 1e6;
+        assert!(
+            (85.0..=115.0).contains(&mbit),
+            "{}: {mbit} Mb/s",
+            baseline["kind"]
+        );
+    }
+    // without an agent the run still completes, and says what is missing
+    let out = sharebench_in_lab(
+        &lab,
+        &[
+            "run",
+            &env["SHAREBENCH_SMB_URL"],
+            "--tests",
+            "read",
+            "--file-size",
+            "1M",
+            "--runs",
+            "1",
+            "--serve",
+            "127.0.0.1:9",
+            "--json",
+            json.to_str().unwrap(),
+        ],
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("no serve agent answered"));
+}

@@ -28,9 +28,9 @@ pub struct Settings {
     pub timeout: Duration,
 }
 
-/// Connects a stream and has the agent accept it; the error is the agent's sentence or why
-/// it could not be reached.
-fn open(settings: &Settings) -> io::Result<TcpStream> {
+/// Connects a stream for `mode` and has the agent accept it; the error is the agent's sentence
+/// or why it could not be reached.
+pub fn open(settings: &Settings, mode: Mode) -> io::Result<TcpStream> {
     let addr = settings.addr;
     let mut stream = TcpStream::connect_timeout(&addr, settings.timeout).map_err(|e| {
         io::Error::new(
@@ -48,11 +48,7 @@ fn open(settings: &Settings) -> io::Result<TcpStream> {
             .as_ref()
             .map(|t| t.expose().to_string())
             .unwrap_or_default(),
-        mode: if settings.reverse {
-            Mode::Source
-        } else {
-            Mode::Sink
-        },
+        mode,
         bytes: settings.bytes,
     }
     .write(&mut stream)?;
@@ -105,7 +101,14 @@ fn transfer(stream: &mut TcpStream, settings: &Settings) -> io::Result<()> {
 /// first start to the last delivery.
 pub fn measure(settings: &Settings, n: usize, warmup: bool) -> io::Result<RunRecord> {
     let mut streams = (0..settings.streams)
-        .map(|_| open(settings))
+        .map(|_| {
+            let mode = if settings.reverse {
+                Mode::Source
+            } else {
+                Mode::Sink
+            };
+            open(settings, mode)
+        })
         .collect::<io::Result<Vec<_>>>()?;
     let barrier = Barrier::new(streams.len());
     let cpu_before = cpu::process_seconds();

@@ -6,6 +6,8 @@
 //! then, mode 1 (sink):   the client sends `bytes`; the agent answers with bytes:u64 once it
 //!                        has read them all, so the client times delivery, not its send buffer
 //!       mode 2 (source): the agent sends `bytes`
+//!       mode 3 (metrics): every `bytes` milliseconds the agent sends its host's counters as
+//!                        rates, len:u32 then a JSON sample, until the client hangs up
 //! ```
 //!
 //! A refusal (status 1: token; 2: version; 3: anything else) carries one sentence and the agent
@@ -24,6 +26,8 @@ pub enum Mode {
     Sink,
     /// The agent sends to the client (a download).
     Source,
+    /// The agent streams its host's metrics.
+    Metrics,
 }
 
 /// The client's opening message.
@@ -49,6 +53,7 @@ impl Hello {
         message.push(match self.mode {
             Mode::Sink => 1,
             Mode::Source => 2,
+            Mode::Metrics => 3,
         });
         message.extend_from_slice(&self.bytes.to_be_bytes());
         to.write_all(&message)
@@ -71,6 +76,7 @@ impl Hello {
         }
         let mode = match tail[0] {
             2 => Mode::Source,
+            3 => Mode::Metrics,
             _ => Mode::Sink,
         };
         Ok(Some(Hello {

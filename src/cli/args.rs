@@ -261,6 +261,20 @@ pub struct MethodArgs {
     #[arg(long, default_value_t = 70, value_parser = clap::value_parser!(u8).range(0..=100))]
     pub read_pct: u8,
 
+    /// The serve agent on the server host, for its metrics and the raw TCP baseline: HOST:PORT,
+    /// or none [default: the target's host, port 5202, when an agent answers there]
+    #[arg(long)]
+    pub serve: Option<String>,
+
+    /// File holding the serve agent's token (must not be readable by others); else
+    /// SHAREBENCH_TOKEN
+    #[arg(long)]
+    pub token_file: Option<PathBuf>,
+
+    /// Bytes each run of the raw TCP baseline moves
+    #[arg(long, default_value = "64M", value_parser = size)]
+    pub tcp_baseline_size: u64,
+
     /// SMB: offer only this dialect: 2.0.2, 2.1, 3.0, 3.0.2 or 3.1.1 [default: all; the newest
     /// both sides speak wins]
     #[arg(long, value_parser = crate::target::smb::parse_dialect, help_heading = "SMB")]

@@ -31,7 +31,7 @@ pub fn run(command: BaselineCommand) -> Result<(), Failure> {
 }
 
 /// The token from a file (kept private), or from the environment.
-fn token(file: Option<&Path>) -> Result<Option<Secret>, Failure> {
+pub(super) fn token(file: Option<&Path>) -> Result<Option<Secret>, Failure> {
     match file {
         Some(file) => credentials::read_secret_file(file, "token file")
             .map(Some)

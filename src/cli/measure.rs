@@ -2,6 +2,7 @@
 //! run the engine, hand the results to the reports.
 
 use super::args::{BigdirArgs, MatrixArgs, MethodArgs, RunArgs};
+use super::server_side;
 use super::targets;
 use super::{Failure, EXIT_INTERRUPTED};
 use crate::analysis::warnings::{self, warnings, CacheContext};
@@ -20,6 +21,7 @@ use crate::target::{IoSettings, OpenMode, Target, TargetInfo};
 use crate::units::format_size;
 use crate::workload::{AccessParams, TestKind};
 use serde_json::json;
+use std::collections::BTreeMap;
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
@@ -368,6 +370,7 @@ fn session(
         .map_err(|e| Failure::failed(format!("cannot write the journal: {e}.")))?;
 
     let progress = Progress::new(plan.total_runs());
+    let (server_side, mut server_warnings) = server_side::start(&info, method)?;
     let sampler = Sampler::start(METRICS_INTERVAL);
     let measured = {
         let mut recording = Recording {
@@ -379,6 +382,22 @@ fn session(
         engine::execute(target, &plan, &mut workdir, &mut recording, &stop)
     };
     let client_metrics = sampler.finish();
+    let mut metrics = BTreeMap::new();
+    metrics.insert(
+        "client".to_string(),
+        serde_json::to_value(client_metrics).expect("a timeline serialises"),
+    );
+    let mut baselines = Vec::new();
+    if let Some(server_side) = server_side {
+        progress.starting("raw TCP baseline to the serve agent".into());
+        let (timeline, measured, warnings) = server_side.finish(3);
+        metrics.insert(
+            "server".to_string(),
+            serde_json::to_value(timeline).expect("a timeline serialises"),
+        );
+        baselines = measured;
+        server_warnings.extend(warnings);
+    }
     progress.clear();
     let cleanup = if workdir.kept() {
         progress.say(&format!(
@@ -422,14 +441,11 @@ fn session(
         warnings: warnings::unsupported(&unsupported, &info.protocol)
             .into_iter()
             .chain(warnings(&measured.tests, cache))
+            .chain(server_warnings)
             .collect(),
         tests: measured.tests,
-        baselines: Vec::new(),
-        metrics: [(
-            "client".to_string(),
-            serde_json::to_value(client_metrics).expect("a timeline serialises"),
-        )]
-        .into(),
+        baselines,
+        metrics,
         verdict: None,
     };
     let ended = journal.append(&json!({
@@ -530,6 +546,14 @@ fn terminal_report(document: &Document, method: &MethodArgs, layout: Layout) -> 
     for table in &tables {
         out.push('\n');
         out.push_str(&table.terminal());
+    }
+    for baseline in &document.baselines {
+        let caption = format!(
+            "baseline: {} to the serve agent",
+            baseline.kind.replace('_', " ")
+        );
+        out.push('\n');
+        out.push_str(&form::baseline_form(baseline, caption, method.link_speed).terminal());
     }
     if !document.warnings.is_empty() {
         out.push_str("\nwarnings:\n");

@@ -4,6 +4,7 @@ mod args;
 mod baseline;
 mod lab;
 mod measure;
+mod server_side;
 mod targets;
 
 use args::{Cli, Command};

@@ -1,0 +1,62 @@
+//! The server's side of a run, through its serve agent: a stream of the server host's metrics
+//! for as long as the run lasts.
+
+use super::tcp::{self, Settings};
+use super::wire::Mode;
+use crate::monitor::sampler::{Sample, Timeline};
+use std::io::{self, Read};
+use std::net::{Shutdown, TcpStream};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+/// Receives the agent's samples in the background until [`finish`](ServerMetrics::finish).
+pub struct ServerMetrics {
+    stream: TcpStream,
+    thread: JoinHandle<Vec<Sample>>,
+    interval: Duration,
+}
+
+impl ServerMetrics {
+    /// Asks the agent in `settings` for a sample every `interval`.
+    pub fn start(settings: &Settings, interval: Duration) -> io::Result<ServerMetrics> {
+        let asked = Settings {
+            bytes: interval.as_millis() as u64,
+            ..settings.clone()
+        };
+        let stream = tcp::open(&asked, Mode::Metrics)?;
+        // the agent talks only between samples; the run may go on for hours
+        stream.set_read_timeout(None)?;
+        let mut reader = stream.try_clone()?;
+        let thread = std::thread::spawn(move || {
+            let mut samples = Vec::new();
+            loop {
+                let mut len = [0u8; 4];
+                if reader.read_exact(&mut len).is_err() {
+                    return samples;
+                }
+                let mut json = vec![0u8; u32::from_be_bytes(len) as usize];
+                if reader.read_exact(&mut json).is_err() {
+                    return samples;
+                }
+                match serde_json::from_slice(&json) {
+                    Ok(sample) => samples.push(sample),
+                    Err(_) => return samples,
+                }
+            }
+        });
+        Ok(ServerMetrics {
+            stream,
+            thread,
+            interval,
+        })
+    }
+
+    /// Hangs up and returns what arrived.
+    pub fn finish(self) -> Timeline {
+        let _ = self.stream.shutdown(Shutdown::Both);
+        Timeline {
+            interval_s: self.interval.as_secs_f64(),
+            samples: self.thread.join().unwrap_or_default(),
+        }
+    }
+}

@@ -1,0 +1,120 @@
+//! A run against a network target also asks the server host's serve agent (if one answers) for
+//! its metrics while the tests run, and measures raw TCP to it afterwards: the numbers the
+//! verdict needs to tell the server, the network and the protocol apart.
+
+use super::args::MethodArgs;
+use super::baseline::token;
+use super::Failure;
+use crate::baseline::remote::ServerMetrics;
+use crate::baseline::tcp::{self, Settings};
+use crate::baseline::wire::DEFAULT_PORT;
+use crate::monitor::sampler::Timeline;
+use crate::result::{Baseline, Warning};
+use crate::stats::summary::Summary;
+use crate::target::url::Url;
+use crate::target::TargetInfo;
+use std::net::{SocketAddr, ToSocketAddrs};
+use std::time::Duration;
+
+/// Server samples this often.
+const INTERVAL: Duration = Duration::from_millis(500);
+/// An agent that does not answer this quickly is taken to be absent.
+const PATIENCE: Duration = Duration::from_secs(3);
+
+/// The serve agent of a run, once it answered.
+pub struct ServerSide {
+    settings: Settings,
+    metrics: ServerMetrics,
+}
+
+/// Finds the agent (`--serve`, else the target's host on the agent's port) and starts its
+/// metrics; `Ok(None)` with a warning when none answers or the target is local.
+pub fn start(
+    info: &TargetInfo,
+    method: &MethodArgs,
+) -> Result<(Option<ServerSide>, Vec<Warning>), Failure> {
+    if info.protocol == "local" || method.serve.as_deref() == Some("none") {
+        return Ok((None, Vec::new()));
+    }
+    let spec = match &method.serve {
+        Some(spec) => spec.clone(),
+        None => match Url::parse(&info.url) {
+            Ok(url) => format!("{}:{DEFAULT_PORT}", url.host),
+            Err(_) => return Ok((None, Vec::new())),
+        },
+    };
+    let addr: SocketAddr = spec
+        .to_socket_addrs()
+        .ok()
+        .and_then(|mut a| a.next())
+        .ok_or_else(|| Failure::bad_input(format!("cannot resolve the serve agent '{spec}'.")))?;
+    let settings = Settings {
+        addr,
+        streams: 1,
+        bytes: method.tcp_baseline_size,
+        reverse: false,
+        token: token(method.token_file.as_deref())?,
+        timeout: PATIENCE,
+    };
+    match ServerMetrics::start(&settings, INTERVAL) {
+        Ok(metrics) => Ok((Some(ServerSide { settings, metrics }), Vec::new())),
+        Err(e) => Ok((
+            None,
+            vec![Warning {
+                kind: "no_server_side".into(),
+                test: None,
+                message: format!(
+                    "no serve agent answered at {addr} ({e}): the server's metrics and the raw \
+                     TCP baseline are missing; run 'sharebench serve' on the server to have them"
+                ),
+            }],
+        )),
+    }
+}
+
+impl ServerSide {
+    /// Ends the metrics, then measures raw TCP both ways (one warm-up, three counted runs).
+    pub fn finish(self, runs: usize) -> (Timeline, Vec<Baseline>, Vec<Warning>) {
+        let timeline = self.metrics.finish();
+        let mut baselines = Vec::new();
+        let mut warnings = Vec::new();
+        for reverse in [false, true] {
+            let settings = Settings {
+                reverse,
+                timeout: Duration::from_secs(30),
+                ..self.settings.clone()
+            };
+            let measured: Result<Vec<_>, _> = (0..=runs)
+                .map(|i| tcp::measure(&settings, i.max(1), i == 0))
+                .collect();
+            match measured {
+                Ok(all) => {
+                    let mut counted: Vec<_> = all.into_iter().filter(|r| !r.warmup).collect();
+                    let rates: Vec<f64> = counted.iter().map(|r| r.bytes_per_s).collect();
+                    let summary = Summary::of(&rates, "bytes/s");
+                    if let Some(summary) = &summary {
+                        for &i in &summary.outliers {
+                            counted[i].outlier = true;
+                        }
+                    }
+                    baselines.push(Baseline {
+                        kind: if reverse {
+                            "tcp_download"
+                        } else {
+                            "tcp_upload"
+                        }
+                        .into(),
+                        runs: counted,
+                        summary,
+                    });
+                }
+                Err(e) => warnings.push(Warning {
+                    kind: "no_server_side".into(),
+                    test: None,
+                    message: format!("the raw TCP baseline to {} failed: {e}", settings.addr),
+                }),
+            }
+        }
+        (timeline, baselines, warnings)
+    }
+}
