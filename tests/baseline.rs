@@ -254,6 +254,10 @@ fn a_run_on_a_shaped_link_carries_the_servers_metrics_and_the_link_rate() {
             baseline["kind"]
         );
     }
+    // SMB reads as fast as raw TCP on a 100 Mbit/s link: the network is the limit
+    assert_eq!(doc["verdict"]["layer"], "network", "{}", doc["verdict"]);
+    assert_eq!(doc["verdict"]["table"].as_array().unwrap().len(), 5);
+    assert!(text(&out.stdout).contains("verdict: network"));
     // without an agent the run still completes, and says what is missing
     let out = sharebench_in_lab(
         &lab,

@@ -5,6 +5,7 @@ use super::args::{BigdirArgs, MatrixArgs, MethodArgs, RunArgs};
 use super::server_side;
 use super::targets;
 use super::{Failure, EXIT_INTERRUPTED};
+use crate::analysis::verdict;
 use crate::analysis::warnings::{self, warnings, CacheContext};
 use crate::engine::preflight;
 use crate::engine::workdir::WorkDir;
@@ -327,6 +328,19 @@ impl Observer for Recording<'_> {
     }
 }
 
+/// The test the verdict judges: the first sequential data test measured, else the first data
+/// test.
+fn judged_test(tests: &[TestResult]) -> Option<&TestResult> {
+    let data = || {
+        tests
+            .iter()
+            .filter(|t| !t.key.test.is_metadata() && t.summary.is_some())
+    };
+    data()
+        .find(|t| matches!(t.key.test, TestKind::Read | TestKind::Write))
+        .or_else(|| data().next())
+}
+
 /// How often the client's counters are sampled during a run.
 const METRICS_INTERVAL: std::time::Duration = std::time::Duration::from_millis(500);
 
@@ -382,23 +396,44 @@ fn session(
         engine::execute(target, &plan, &mut workdir, &mut recording, &stop)
     };
     let client_metrics = sampler.finish();
-    let mut metrics = BTreeMap::new();
-    metrics.insert(
-        "client".to_string(),
-        serde_json::to_value(client_metrics).expect("a timeline serialises"),
-    );
-    let mut baselines = Vec::new();
+    let (mut server_metrics, mut baselines) = (None, Vec::new());
     if let Some(server_side) = server_side {
         progress.starting("raw TCP baseline to the serve agent".into());
         let (timeline, measured, warnings) = server_side.finish(3);
-        metrics.insert(
-            "server".to_string(),
-            serde_json::to_value(timeline).expect("a timeline serialises"),
-        );
+        server_metrics = Some(timeline);
         baselines = measured;
         server_warnings.extend(warnings);
     }
     progress.clear();
+    let verdict = judged_test(&measured.tests).map(|test| {
+        let tcp = |kind: &str| {
+            let baseline = baselines.iter().find(|b| b.kind == kind)?;
+            verdict::median_rate(
+                &baseline
+                    .runs
+                    .iter()
+                    .map(|r| r.bytes_per_s)
+                    .collect::<Vec<_>>(),
+            )
+        };
+        verdict::judge(&verdict::Evidence {
+            test: test.key.test.name(),
+            rate: test.summary.as_ref().map_or(0.0, |s| s.median),
+            writes: test.key.test.writes(),
+            protocol: &info.protocol,
+            workers: test.key.workers,
+            tcp_upload: tcp("tcp_upload"),
+            tcp_download: tcp("tcp_download"),
+            client: Some(&client_metrics),
+            server: server_metrics.as_ref(),
+        })
+    });
+    let mut metrics = BTreeMap::new();
+    let timeline = |t| serde_json::to_value(t).expect("a timeline serialises");
+    metrics.insert("client".to_string(), timeline(client_metrics));
+    if let Some(server) = server_metrics {
+        metrics.insert("server".to_string(), timeline(server));
+    }
     let cleanup = if workdir.kept() {
         progress.say(&format!(
             "sharebench: benchmark files kept in {}/{}",
@@ -446,7 +481,7 @@ fn session(
         tests: measured.tests,
         baselines,
         metrics,
-        verdict: None,
+        verdict: verdict.map(|v| serde_json::to_value(v).expect("a verdict serialises")),
     };
     let ended = journal.append(&json!({
         "kind": "end", "status": status, "error": error, "finished": document.finished,
@@ -554,6 +589,23 @@ fn terminal_report(document: &Document, method: &MethodArgs, layout: Layout) -> 
         );
         out.push('\n');
         out.push_str(&form::baseline_form(baseline, caption, method.link_speed).terminal());
+    }
+    if let Some(verdict) = &document.verdict {
+        out.push_str(&format!(
+            "\nverdict: {} — {}\n",
+            verdict["layer"].as_str().unwrap_or("unknown"),
+            verdict["evidence"].as_str().unwrap_or("")
+        ));
+        for layer in verdict["table"].as_array().into_iter().flatten() {
+            let used = layer["utilisation"]
+                .as_f64()
+                .map_or("   –".to_string(), |u| format!("{:3.0} %", u * 100.0));
+            out.push_str(&format!(
+                "  {:<12} {used}  {}\n",
+                layer["layer"].as_str().unwrap_or(""),
+                layer["note"].as_str().unwrap_or("")
+            ));
+        }
     }
     if !document.warnings.is_empty() {
         out.push_str("\nwarnings:\n");

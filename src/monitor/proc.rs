@@ -50,8 +50,9 @@ pub struct Snapshot {
     pub disks: BTreeMap<String, DiskCounters>,
     pub page_cache_bytes: u64,
     pub dirty_bytes: u64,
-    /// Clock ticks of CPU used by the serving processes, by name.
-    pub processes: BTreeMap<String, u64>,
+    /// Clock ticks of CPU used by each serving process: pid → (name, ticks). Kept per process,
+    /// since smbd forks one per connection and a sum by name would drop when one exits.
+    pub processes: BTreeMap<u32, (String, u64)>,
 }
 
 impl Snapshot {
@@ -176,23 +177,22 @@ pub fn meminfo_kib(meminfo: &str, field: &str) -> Option<u64> {
     })
 }
 
-/// CPU ticks (user + system) of every process named in [`SERVING`], summed by name.
-fn serving_ticks() -> BTreeMap<String, u64> {
+/// CPU ticks (user + system) of every process named in [`SERVING`], by pid.
+fn serving_ticks() -> BTreeMap<u32, (String, u64)> {
     let mut ticks = BTreeMap::new();
     let Ok(entries) = fs::read_dir("/proc") else {
         return ticks;
     };
     for entry in entries.flatten() {
-        let name = entry.file_name();
-        if !name.to_string_lossy().bytes().all(|b| b.is_ascii_digit()) {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
             continue;
-        }
+        };
         let Ok(stat) = fs::read_to_string(entry.path().join("stat")) else {
             continue;
         };
         if let Some((command, used)) = process_ticks(&stat) {
             if let Some(name) = serving_name(&command) {
-                *ticks.entry(name.to_string()).or_insert(0) += used;
+                ticks.insert(pid, (name.to_string(), used));
             }
         }
     }

@@ -3,7 +3,7 @@
 //! each interface moved, how busy each disk was, the page cache, and the cores the serving
 //! processes used.
 
-use super::proc::{Snapshot, SERVING};
+use super::proc::Snapshot;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -106,16 +106,15 @@ pub fn rates(a: &Snapshot, b: &Snapshot, seconds: f64, hz: f64, t: f64) -> Sampl
             ))
         })
         .collect();
-    let processes = SERVING
-        .iter()
-        .filter_map(|&name| {
-            let later = *b.processes.get(name)?;
-            // a process that started within the interval counts from zero
-            let earlier = a.processes.get(name).copied().unwrap_or(0);
-            let cores = later.saturating_sub(earlier) as f64 / hz / seconds;
-            (cores > 0.0).then(|| (name.to_string(), cores))
-        })
-        .collect();
+    let mut processes: BTreeMap<String, f64> = BTreeMap::new();
+    for (pid, (name, later)) in &b.processes {
+        // a process that started within the interval counts from zero
+        let earlier = a.processes.get(pid).map_or(0, |(_, ticks)| *ticks);
+        let cores = later.saturating_sub(earlier) as f64 / hz / seconds;
+        if cores > 0.0 {
+            *processes.entry(name.clone()).or_insert(0.0) += cores;
+        }
+    }
     Sample {
         t,
         cpu,
@@ -192,7 +191,8 @@ mod tests {
         };
         a.nics.insert("eth0".into(), NicCounters::default());
         a.disks.insert("vda".into(), DiskCounters::default());
-        a.processes.insert("smbd".into(), 50);
+        a.processes.insert(7, ("smbd".into(), 50));
+        a.processes.insert(8, ("smbd".into(), 500)); // ends within the interval
         let mut b = a.clone();
         b.cpus[0].user += 100; // of 200 ticks in all
         b.cpus[0].softirq += 50;
@@ -214,7 +214,9 @@ mod tests {
                 busy_ms: 500,
             },
         );
-        b.processes.insert("smbd".into(), 250); // 200 ticks at 100 Hz over 2 s: one core
+        b.processes.remove(&8);
+        b.processes.insert(7, ("smbd".into(), 150)); // 100 ticks at 100 Hz over 2 s
+        b.processes.insert(9, ("smbd".into(), 100)); // a new connection's smbd, from zero
         let s = rates(&a, &b, 2.0, 100.0, 7.0);
         assert_eq!(s.t, 7.0);
         assert_eq!(s.cpu[0].user, 0.5);
