@@ -4,14 +4,13 @@
 //! every client with the reason, so an open port never moves data for strangers.
 
 use super::wire::{self, Hello, Mode, REFUSED_OTHER, REFUSED_TOKEN, REFUSED_VERSION};
-use crate::monitor::proc::Snapshot;
-use crate::monitor::sampler::rates;
+use crate::monitor::sampler::Rater;
 use crate::target::credentials::Secret;
 use std::io::{self, Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// Connections served at once; more wait in the listen queue.
 const MAX_CLIENTS: usize = 256;
@@ -134,24 +133,15 @@ fn serve_one(mut stream: TcpStream, token: Option<&Secret>, refuse: bool) -> io:
 /// Sends a sample of this host's counters every `interval_ms` until the client hangs up.
 fn stream_metrics(stream: &mut TcpStream, interval_ms: u64) -> io::Result<()> {
     let interval = Duration::from_millis(interval_ms.clamp(50, 60_000));
-    // SAFETY: sysconf has no preconditions.
-    let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) }.max(1) as f64;
-    let began = Instant::now();
-    let (mut last, mut last_at) = (Snapshot::take(), Instant::now());
+    let mut rater = Rater::new();
     loop {
         std::thread::sleep(interval);
-        let (now, at) = (Snapshot::take(), Instant::now());
-        let sample = rates(
-            &last,
-            &now,
-            (at - last_at).as_secs_f64(),
-            hz,
-            (at - began).as_secs_f64(),
-        );
+        let Some(sample) = rater.sample_now() else {
+            continue;
+        };
         let json = serde_json::to_vec(&sample).expect("a sample serialises");
         stream.write_all(&(json.len() as u32).to_be_bytes())?;
         stream.write_all(&json)?;
-        (last, last_at) = (now, at);
     }
 }
 

@@ -10,7 +10,7 @@ use crate::monitor::host::HostInfo;
 use crate::report::form::{baseline_form, UNITS_LINE};
 use crate::report::journal::Journal;
 use crate::result::{Baseline, Document, ToolInfo, SCHEMA};
-use crate::stats::summary::Summary;
+use crate::stats::summary::summarise_runs;
 use crate::target::credentials::{self, Secret};
 use crate::target::TargetInfo;
 use crate::units::format_size;
@@ -115,13 +115,7 @@ fn tcp_baseline(args: TcpArgs) -> Result<(), Failure> {
             }
         }
     }
-    let rates: Vec<f64> = runs.iter().map(|r| r.bytes_per_s).collect();
-    let summary = Summary::of(&rates, "bytes/s");
-    if let Some(summary) = &summary {
-        for &i in &summary.outliers {
-            runs[i].outlier = true;
-        }
-    }
+    let summary = summarise_runs(&mut runs, "bytes/s", |r| r.bytes_per_s);
     let kept = runs.len();
     let status = match (&failure, stop.load(Ordering::Relaxed)) {
         (Some(_), _) => "failed",

@@ -10,7 +10,7 @@ use crate::baseline::tcp::{self, Settings};
 use crate::baseline::wire::DEFAULT_PORT;
 use crate::monitor::sampler::Timeline;
 use crate::result::{Baseline, Warning};
-use crate::stats::summary::Summary;
+use crate::stats::summary::summarise_runs;
 use crate::target::url::Url;
 use crate::target::TargetInfo;
 use std::net::{SocketAddr, ToSocketAddrs};
@@ -90,13 +90,7 @@ impl ServerSide {
             match measured {
                 Ok(all) => {
                     let mut counted: Vec<_> = all.into_iter().filter(|r| !r.warmup).collect();
-                    let rates: Vec<f64> = counted.iter().map(|r| r.bytes_per_s).collect();
-                    let summary = Summary::of(&rates, "bytes/s");
-                    if let Some(summary) = &summary {
-                        for &i in &summary.outliers {
-                            counted[i].outlier = true;
-                        }
-                    }
+                    let summary = summarise_runs(&mut counted, "bytes/s", |r| r.bytes_per_s);
                     baselines.push(Baseline {
                         kind: if reverse {
                             "tcp_download"

@@ -10,7 +10,7 @@ mod run;
 pub mod workdir;
 
 use crate::result::{RunRecord, TestKey, TestResult};
-use crate::stats::Summary;
+use crate::stats::summary::summarise_runs;
 use crate::target::Target;
 use crate::workload::{AccessParams, TestKind};
 use std::fmt;
@@ -194,17 +194,11 @@ fn finish(
 /// Summarises the counted runs of one cell and flags their outliers.
 pub fn summarise(key: TestKey, mut runs: Vec<RunRecord>) -> TestResult {
     // metadata tests count operations, data tests bytes
-    let (rates, unit): (Vec<f64>, _) = if key.test.is_metadata() {
-        (runs.iter().map(|run| run.ops_per_s).collect(), "ops/s")
+    let summary = if key.test.is_metadata() {
+        summarise_runs(&mut runs, "ops/s", |run| run.ops_per_s)
     } else {
-        (runs.iter().map(|run| run.bytes_per_s).collect(), "bytes/s")
+        summarise_runs(&mut runs, "bytes/s", |run| run.bytes_per_s)
     };
-    let summary = Summary::of(&rates, unit);
-    if let Some(summary) = &summary {
-        for &i in &summary.outliers {
-            runs[i].outlier = true;
-        }
-    }
     TestResult {
         cache_test: key.test.is_cache_test(),
         key,

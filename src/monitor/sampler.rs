@@ -126,6 +126,50 @@ pub fn rates(a: &Snapshot, b: &Snapshot, seconds: f64, hz: f64, t: f64) -> Sampl
     }
 }
 
+/// Turns snapshots taken one after another into samples of what happened between them.
+pub struct Rater {
+    hz: f64,
+    began: Instant,
+    last: Snapshot,
+    last_at: Instant,
+}
+
+impl Rater {
+    /// Starts from a snapshot taken now.
+    pub fn new() -> Rater {
+        // SAFETY: sysconf has no preconditions.
+        let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) }.max(1) as f64;
+        let now = Instant::now();
+        Rater {
+            hz,
+            began: now,
+            last: Snapshot::take(),
+            last_at: now,
+        }
+    }
+
+    /// A snapshot now, and the sample since the last one (none if no time has passed).
+    pub fn sample_now(&mut self) -> Option<Sample> {
+        let (now, at) = (Snapshot::take(), Instant::now());
+        let seconds = (at - self.last_at).as_secs_f64();
+        let t = (at - self.began).as_secs_f64();
+        let sample = (seconds > 0.0).then(|| rates(&self.last, &now, seconds, self.hz, t));
+        (self.last, self.last_at) = (now, at);
+        sample
+    }
+
+    /// When the last snapshot was taken.
+    pub fn last_at(&self) -> Instant {
+        self.last_at
+    }
+}
+
+impl Default for Rater {
+    fn default() -> Self {
+        Rater::new()
+    }
+}
+
 /// Samples in the background until [`finish`](Sampler::finish).
 pub struct Sampler {
     stop: Arc<AtomicBool>,
@@ -137,27 +181,18 @@ impl Sampler {
         let stop = Arc::new(AtomicBool::new(false));
         let flag = stop.clone();
         let thread = std::thread::spawn(move || {
-            // SAFETY: sysconf has no preconditions.
-            let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) }.max(1) as f64;
-            let began = Instant::now();
+            let mut rater = Rater::new();
             let mut timeline = Timeline {
                 interval_s: interval.as_secs_f64(),
                 samples: Vec::new(),
             };
-            let (mut last, mut last_at) = (Snapshot::take(), Instant::now());
             loop {
                 // short naps, so finishing never waits a whole interval
-                let due = last_at + interval;
+                let due = rater.last_at() + interval;
                 while Instant::now() < due && !flag.load(Ordering::Relaxed) {
                     std::thread::sleep(Duration::from_millis(20).min(interval));
                 }
-                let (now, at) = (Snapshot::take(), Instant::now());
-                let seconds = (at - last_at).as_secs_f64();
-                if seconds > 0.0 {
-                    let t = (at - began).as_secs_f64();
-                    timeline.samples.push(rates(&last, &now, seconds, hz, t));
-                }
-                (last, last_at) = (now, at);
+                timeline.samples.extend(rater.sample_now());
                 if flag.load(Ordering::Relaxed) {
                     return timeline;
                 }

@@ -1,8 +1,26 @@
 //! The statistics of one test's runs: what the measurement form and the result document show.
 
 use super::outliers::{flag_outliers, median};
+use crate::result::RunRecord;
 use serde::{Deserialize, Serialize};
 use statrs::distribution::{ContinuousCDF, StudentsT};
+
+/// The summary of `runs` by `rate` (bytes/s or ops/s, named by `unit`), with the runs it
+/// finds to be outliers flagged.
+pub fn summarise_runs(
+    runs: &mut [RunRecord],
+    unit: &str,
+    rate: impl Fn(&RunRecord) -> f64,
+) -> Option<Summary> {
+    let rates: Vec<f64> = runs.iter().map(rate).collect();
+    let summary = Summary::of(&rates, unit);
+    if let Some(summary) = &summary {
+        for &i in &summary.outliers {
+            runs[i].outlier = true;
+        }
+    }
+    summary
+}
 
 /// A coefficient of variation above this means the runs disagree too much to trust one figure.
 pub const NOISY_CV: f64 = 0.10;
