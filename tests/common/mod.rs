@@ -25,9 +25,13 @@ pub fn one_lab() -> MutexGuard<'static, ()> {
         .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
+/// Runs sharebench in a working directory of its own, removed afterwards, so the journals a run
+/// writes there by default are not left behind.
 pub fn sharebench(args: &[&str]) -> Output {
+    let cwd = tempfile::tempdir().unwrap();
     Command::new(env!("CARGO_BIN_EXE_sharebench"))
         .args(args)
+        .current_dir(cwd.path())
         .output()
         .unwrap()
 }
