@@ -53,6 +53,10 @@ pub struct UpArgs {
     /// The newest SMB dialect Samba offers: 2.0.2, 2.1, 3.0, 3.0.2 or 3.1.1
     #[arg(long, default_value = "3.1.1", value_parser = samba_protocol)]
     pub smb_max_protocol: String,
+
+    /// Pin smbd to these CPUs (taskset's list form, e.g. 0 or 0-1), to make it the limit
+    #[arg(long)]
+    pub smb_cpus: Option<String>,
 }
 
 /// Samba's name for a dialect ("3.0.2" is SMB3_02).
@@ -180,6 +184,7 @@ fn up(args: UpArgs) -> Result<(), Failure> {
         smb_signing: args.smb_signing.samba().into(),
         smb_encrypt: args.smb_encrypt,
         smb_max_protocol: args.smb_max_protocol,
+        smb_cpus: args.smb_cpus,
     };
     match lab::up(&options).map_err(failure)? {
         UpOutcome::AlreadyUp(state) => {

@@ -70,6 +70,8 @@ pub struct UpOptions {
     pub smb_encrypt: bool,
     /// Samba's name of the newest dialect it offers (SMB2_02 … SMB3_11).
     pub smb_max_protocol: String,
+    /// CPUs smbd is pinned to (taskset's list form).
+    pub smb_cpus: Option<String>,
 }
 
 pub enum UpOutcome {
@@ -193,6 +195,7 @@ fn new_state(dir: &Path, options: &UpOptions) -> LabState {
         smb_signing: options.smb_signing.clone(),
         smb_encrypt: options.smb_encrypt,
         smb_max_protocol: options.smb_max_protocol.clone(),
+        smb_cpus: options.smb_cpus.clone(),
         services: Vec::new(),
     }
 }
@@ -207,6 +210,7 @@ fn setup_of(state: &LabState) -> Setup {
         smb_signing: state.smb_signing.clone(),
         smb_encrypt: state.smb_encrypt,
         smb_max_protocol: state.smb_max_protocol.clone(),
+        smb_cpus: state.smb_cpus.clone(),
     }
 }
 

@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 
 /// Each program the lab needs and the Debian package that installs it.
-pub const PROGRAMS: [(&str, &str); 11] = [
+pub const PROGRAMS: [(&str, &str); 12] = [
     ("smbd", "samba"),
     ("smbpasswd", "samba-common-bin"),
     ("ganesha.nfsd", "nfs-ganesha"),
@@ -14,6 +14,7 @@ pub const PROGRAMS: [(&str, &str); 11] = [
     ("openssl", "openssl"),
     ("iperf3", "iperf3"),
     ("unshare", "util-linux"),
+    ("taskset", "util-linux"),
     ("mount", "mount"),
 ];
 

@@ -22,6 +22,8 @@ pub struct Setup {
     pub smb_encrypt: bool,
     /// SMB2_02 … SMB3_11
     pub smb_max_protocol: String,
+    /// CPUs smbd may run on (taskset's list form), or all.
+    pub smb_cpus: Option<String>,
 }
 
 /// A server: its name, the port clients use, and its start script.
@@ -226,7 +228,12 @@ impl Setup {
         let smbd = format!(
             "{header}{binds}pw=$(cat {secret})\n\
              printf '%s\\n%s\\n' \"$pw\" \"$pw\" | {smbpasswd} -c {conf} -s -a {user} >/dev/null\n\
-             exec {smbd} -F --no-process-group -s {conf}\n",
+             exec {pin}{smbd} -F --no-process-group -s {conf}\n",
+            pin = self.smb_cpus.as_ref().map_or(String::new(), |cpus| format!(
+                "{} -c {} ",
+                program("taskset"),
+                quote(cpus)
+            )),
             binds = self.bind_users(false),
             secret = self.q("secrets/password"),
             smbpasswd = program("smbpasswd"),
@@ -332,6 +339,7 @@ mod tests {
             smb_signing: "mandatory".into(),
             smb_encrypt: true,
             smb_max_protocol: "SMB3_02".into(),
+            smb_cpus: None,
         }
     }
 
@@ -385,6 +393,20 @@ mod tests {
             "{vsftpd}"
         );
         assert!(servers[1].script.contains("-t tmpfs tmpfs /run\n"));
+        assert!(
+            !smbd.contains("taskset"),
+            "smbd runs anywhere unless pinned"
+        );
+        let pinned = Setup {
+            smb_cpus: Some("0".into()),
+            ..setup()
+        }
+        .servers();
+        assert!(
+            pinned[0].script.contains("taskset' -c '0' "),
+            "{}",
+            pinned[0].script
+        );
     }
 
     #[test]

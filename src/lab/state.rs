@@ -24,6 +24,8 @@ pub struct LabState {
     /// Absent from the state of labs started by older builds, which offered up to 3.1.1.
     #[serde(default = "newest_protocol")]
     pub smb_max_protocol: String,
+    #[serde(default)]
+    pub smb_cpus: Option<String>,
     pub services: Vec<Service>,
 }
 
