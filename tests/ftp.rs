@@ -137,31 +137,10 @@ fn ftp_data_crosses_with_curl_both_ways() {
     let Some((_one, lab, env)) = lab_up(&[]) else {
         return;
     };
-    let data = Path::new(&env["SHAREBENCH_DATA_DIR"]).to_path_buf();
     let ftp = env["SHAREBENCH_FTP_URL"].clone();
 
     // sharebench writes, curl reads back
-    let out = sharebench_in_lab(
-        &lab,
-        &[
-            "run",
-            &ftp,
-            "--tests",
-            "write",
-            "--file-size",
-            "2M",
-            "--record-size",
-            "64K",
-            "--runs",
-            "1",
-            "--warmup",
-            "0",
-            "--keep",
-        ],
-    );
-    assert!(out.status.success(), "{}", text(&out.stderr));
-    let work = work_dirs(&data);
-    assert_eq!(work.len(), 1);
+    let work = sharebench_writes_a_kept_file(&lab, &env, &ftp, &[]);
     let local = tempfile::tempdir().unwrap();
     let fetched = local.path().join("fetched.bin");
     lab.curl(
@@ -169,7 +148,7 @@ fn ftp_data_crosses_with_curl_both_ways() {
         &[
             "-o",
             fetched.to_str().unwrap(),
-            &format!("{ftp}{}/worker-0.dat", work[0]),
+            &format!("{ftp}{}/worker-0.dat", work),
         ],
     );
     assert_eq!(fs::metadata(&fetched).unwrap().len(), 2 << 20);
@@ -195,12 +174,7 @@ fn ftp_data_crosses_with_curl_both_ways() {
         1,
         TestKind::Read,
     );
-    assert_eq!(outcomes[0], Ok(()), "what curl wrote reads back intact");
-    let error = outcomes[1].clone().unwrap_err();
-    assert!(
-        error.contains(&format!("offset {}", 7 * RECORD + 4096)),
-        "{error}"
-    );
+    assert_intact_then_caught(&outcomes, 7 * RECORD + 4096, "what curl wrote");
     assert!(lab.run("down", &[]).status.success());
 }
 

@@ -436,40 +436,14 @@ fn smb_data_crosses_with_smbclient_both_ways() {
     };
 
     // sharebench writes (encrypted, pipelined), smbclient reads back
-    let out = sharebench_in_lab(
-        &lab,
-        &[
-            "run",
-            &env["SHAREBENCH_SMB_URL"],
-            "--tests",
-            "write",
-            "--file-size",
-            "2M",
-            "--record-size",
-            "64K",
-            "--qd",
-            "4",
-            "--smb-encrypt",
-            "--runs",
-            "1",
-            "--warmup",
-            "0",
-            "--keep",
-        ],
-    );
-    assert!(out.status.success(), "{}", text(&out.stderr));
-    let work = work_dirs(&data);
-    assert_eq!(work.len(), 1);
+    let extra = ["--qd", "4", "--smb-encrypt"];
+    let work = sharebench_writes_a_kept_file(&lab, &env, &env["SHAREBENCH_SMB_URL"], &extra);
     let local = tempfile::tempdir().unwrap();
     let fetched = local.path().join("fetched.bin");
-    smbclient(&format!(
-        "get {}/worker-0.dat {}",
-        work[0],
-        fetched.display()
-    ));
+    smbclient(&format!("get {}/worker-0.dat {}", work, fetched.display()));
     assert_eq!(fs::metadata(&fetched).unwrap().len(), 2 << 20);
     assert_written_by_records(&fetched, RECORD);
-    fs::remove_dir_all(data.join(&work[0])).unwrap();
+    fs::remove_dir_all(data.join(&work)).unwrap();
 
     // smbclient writes, sharebench reads back (verified), and a flipped byte is caught
     let (expected, corrupt) = written_and_corrupt(16, RECORD, 7 * RECORD + 4096 + 9);
@@ -492,14 +466,5 @@ fn smb_data_crosses_with_smbclient_both_ways() {
         4,
         TestKind::Read,
     );
-    assert_eq!(
-        outcomes[0],
-        Ok(()),
-        "what smbclient wrote reads back intact"
-    );
-    let error = outcomes[1].clone().unwrap_err();
-    assert!(
-        error.contains(&format!("offset {}", 7 * RECORD + 4096)),
-        "{error}"
-    );
+    assert_intact_then_caught(&outcomes, 7 * RECORD + 4096, "what smbclient wrote");
 }

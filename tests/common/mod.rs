@@ -402,3 +402,49 @@ pub fn assert_survives_the_server_dying(lab: &Lab, url: &str, server: &str) {
     assert_eq!(lines.last().unwrap()["status"], "failed");
     assert!(lines.iter().filter(|l| l["kind"] == "run").count() >= 2);
 }
+
+/// Has sharebench write one 2 MiB file in 64 KiB records to `url` (with `extra` flags) and keep
+/// it; returns the work directory it left in the lab's data directory, the only one there.
+pub fn sharebench_writes_a_kept_file(
+    lab: &Lab,
+    env: &HashMap<String, String>,
+    url: &str,
+    extra: &[&str],
+) -> String {
+    let mut args = vec![
+        "run",
+        url,
+        "--tests",
+        "write",
+        "--file-size",
+        "2M",
+        "--record-size",
+        "64K",
+        "--runs",
+        "1",
+        "--warmup",
+        "0",
+        "--keep",
+    ];
+    args.extend(extra);
+    let out = sharebench_in_lab(lab, &args);
+    assert!(out.status.success(), "{url}: {}", text(&out.stderr));
+    let mut work = work_dirs(Path::new(&env["SHAREBENCH_DATA_DIR"]));
+    assert_eq!(work.len(), 1, "{url}");
+    work.remove(0)
+}
+
+/// The outcomes of [`read_verified`] on an intact file and on one with a byte flipped in the
+/// 4 KiB block at `corrupt_block`: the first reads back, the second fails naming that offset.
+pub fn assert_intact_then_caught(
+    outcomes: &[Result<(), String>; 2],
+    corrupt_block: usize,
+    what: &str,
+) {
+    assert_eq!(outcomes[0], Ok(()), "{what}: an intact file reads back");
+    let error = outcomes[1].clone().unwrap_err();
+    assert!(
+        error.contains(&format!("offset {corrupt_block}")),
+        "{what}: {error}"
+    );
+}
