@@ -8,6 +8,7 @@ pub mod cli;
 pub mod engine;
 pub mod lab;
 pub mod monitor;
+pub mod random;
 pub mod report;
 pub mod result;
 pub mod stats;

@@ -23,7 +23,7 @@ use crate::units::format_size;
 use crate::workload::{AccessParams, TestKind};
 use serde_json::json;
 use std::collections::BTreeMap;
-use std::io::{self, Read};
+use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
@@ -731,14 +731,12 @@ pub(super) fn install_stop_signals() -> Result<Arc<AtomicBool>, Failure> {
 
 /// Eight hex digits from the kernel's random source.
 pub(super) fn new_run_id() -> String {
-    let mut bytes = [0u8; 4];
-    let random = std::fs::File::open("/dev/urandom").and_then(|mut f| f.read_exact(&mut bytes));
-    if random.is_err() {
+    let bytes: [u8; 4] = crate::random::bytes().unwrap_or_else(|_| {
         let nanos = SystemTime::now()
             .duration_since(SystemTime::UNIX_EPOCH)
             .map_or(0, |d| d.subsec_nanos());
-        bytes = (nanos ^ std::process::id()).to_le_bytes();
-    }
+        (nanos ^ std::process::id()).to_le_bytes()
+    });
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 

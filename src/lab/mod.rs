@@ -13,7 +13,7 @@ use process::Started;
 use servers::Setup;
 use state::{LabState, Namespaces, Ports, Service};
 use std::fs;
-use std::io::{self, Read, Write};
+use std::io::{self, Write};
 use std::net::SocketAddr;
 use std::os::unix::fs::{chown, PermissionsExt};
 use std::path::{Path, PathBuf};
@@ -546,11 +546,9 @@ fn free_uid() -> u32 {
 /// Twenty letters and digits from the kernel's random source.
 fn new_password() -> String {
     const ALPHABET: &[u8] = b"ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789";
-    let mut random = fs::File::open("/dev/urandom").expect("the kernel has /dev/urandom");
     let mut password = String::new();
-    let mut byte = [0u8];
     while password.len() < 20 {
-        random.read_exact(&mut byte).expect("/dev/urandom reads");
+        let byte: [u8; 1] = crate::random::bytes().expect("the kernel gives random bytes");
         // reject the top of the byte range so every character is equally likely
         if (byte[0] as usize) < 256 - 256 % ALPHABET.len() {
             password.push(ALPHABET[byte[0] as usize % ALPHABET.len()] as char);

@@ -22,7 +22,7 @@ use handle::SmbHandle;
 use ops::{Caching, Create, RELATED_FILE};
 use session::{Credentials, Session, SessionInfo};
 use std::collections::BTreeMap;
-use std::io::{self, Read};
+use std::io;
 use std::net::{SocketAddr, ToSocketAddrs};
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -156,8 +156,6 @@ impl SmbTarget {
             Some(asked) => asked,
             None => offered,
         };
-        let mut random = [0u8; 8];
-        std::fs::File::open("/dev/urandom")?.read_exact(&mut random)?;
         let target = SmbTarget {
             dialect: n.dialect,
             max_read: n.max_read,
@@ -175,7 +173,7 @@ impl SmbTarget {
             admin: Mutex::new(admin),
             session: session.info,
             most_credits: Arc::new(AtomicU32::new(0)),
-            lease_prefix: u64::from_le_bytes(random),
+            lease_prefix: u64::from_le_bytes(crate::random::bytes()?),
             leases: AtomicU64::new(0),
         };
         if !target.base.is_empty() && target.file_size_of(&target.base, ops::DIRECTORY)?.is_none() {

@@ -3,7 +3,8 @@
 
 use super::transport::Transport;
 use super::wire::{self, malformed, Header, Reader, Writer, HEADER_LEN, NEGOTIATE};
-use std::io::{self, Read};
+use crate::random;
+use std::io;
 
 /// SecurityMode bits.
 const SIGNING_ENABLED: u16 = 0x0001;
@@ -175,11 +176,7 @@ pub fn response(message: &[u8]) -> io::Result<Negotiated> {
 
 /// Negotiates on a new connection, offering `dialects`.
 pub fn negotiate(transport: &mut Transport, dialects: &[u16]) -> io::Result<Negotiated> {
-    let (mut guid, mut salt) = ([0u8; 16], [0u8; 32]);
-    let mut random = std::fs::File::open("/dev/urandom")?;
-    random.read_exact(&mut guid)?;
-    random.read_exact(&mut salt)?;
-    let sent = request(dialects, guid, salt);
+    let sent = request(dialects, random::bytes()?, random::bytes()?);
     transport.send(&[&sent])?;
     transport.receive()?;
     let received = transport.message().to_vec();

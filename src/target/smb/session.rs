@@ -14,7 +14,7 @@ use sspi::{
     AuthIdentity, BufferType, ClientRequestFlags, CredentialUse, DataRepresentation, Ntlm,
     SecurityBuffer, SecurityStatus, Sspi, SspiImpl, Username,
 };
-use std::io::{self, Read};
+use std::io;
 
 const ACCESS_DENIED: u32 = 0xC000_0022;
 /// SESSION_SETUP's SecurityMode: signing enabled (required only if the server requires it).
@@ -285,8 +285,7 @@ fn start_encryption(conn: &mut Connection, keys: &Keys, info: &mut SessionInfo) 
             ),
         ));
     };
-    let mut salt = [0u8; 4];
-    std::fs::File::open("/dev/urandom")?.read_exact(&mut salt)?;
+    let salt = crate::random::bytes()?;
     conn.security.encryption = Some(Encryption::new(*cipher, outgoing, incoming, salt));
     info.cipher = Some(crypto::cipher_name(*cipher));
     info.signing = None; // encrypted messages are not signed
