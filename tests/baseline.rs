@@ -226,8 +226,6 @@ fn a_run_on_a_shaped_link_carries_the_servers_metrics_and_the_link_rate() {
             "4M",
             "--runs",
             "1",
-            "--tcp-baseline-size",
-            "8M",
             "--json",
             json.to_str().unwrap(),
         ],
@@ -278,4 +276,64 @@ fn a_run_on_a_shaped_link_carries_the_servers_metrics_and_the_link_rate() {
     );
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(text(&out.stdout).contains("no serve agent answered"));
+}
+
+#[test]
+fn an_encrypting_smbd_pinned_to_one_core_is_the_servers_cpu() {
+    let Some((_one, lab, env)) = lab_up(&["--smb-cpus", "0", "--smb-encrypt"]) else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("run.json");
+    // two connections, so core 0 always has work; reads, so the disk stays out of it
+    let out = sharebench_in_lab(
+        &lab,
+        &[
+            "run",
+            &env["SHAREBENCH_SMB_URL"],
+            "--tests",
+            "read",
+            "--file-size",
+            "512M",
+            "--workers",
+            "2",
+            "--runs",
+            "3",
+            "--json",
+            json.to_str().unwrap(),
+        ],
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let doc: Value = serde_json::from_str(&fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(doc["target"]["parameters"]["encryption"], "AES-128-GCM");
+    let verdict = &doc["verdict"];
+    assert_eq!(verdict["test"], "read");
+    let evidence = verdict["evidence"].as_str().unwrap();
+    assert_eq!(verdict["layer"], "server-cpu", "{evidence}");
+    assert!(evidence.contains("smbd used"), "{evidence}");
+    assert!(evidence.contains("confined to core 0"), "{evidence}");
+    // every run has its place on the timelines, in order, warm-ups included
+    let runs = doc["metrics"]["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 1 + 3);
+    let end = doc["metrics"]["client"]["samples"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()["t"]
+        .as_f64()
+        .unwrap();
+    let mut previous = 0.0;
+    for run in runs {
+        let (from, to) = (
+            run["from_s"].as_f64().unwrap(),
+            run["to_s"].as_f64().unwrap(),
+        );
+        assert!(previous <= from && from < to && to <= end, "{run}");
+        previous = to;
+    }
+    assert_eq!(runs[0]["warmup"], true);
+    assert_eq!(
+        (&runs[3]["warmup"], &runs[3]["n"]),
+        (&Value::Bool(false), &3.into())
+    );
 }

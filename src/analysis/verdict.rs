@@ -4,17 +4,20 @@
 //!
 //! The rules, with their thresholds:
 //! - network: the protocol moves 85 % or more of what raw TCP moves the same way;
-//! - server CPU: a serving process (smbd, ganesha.nfsd, vsftpd, nfsd) uses 90 % of a core or
-//!   more (one connection is one thread in smbd and vsftpd), or every server core is 90 % busy;
+//! - server CPU: smbd or vsftpd uses 90 % of a core or more per connection (each connection is
+//!   one process of one busy thread), or the cores a serving process is confined to
+//!   (taskset, cpusets) are 90 % busy — the kernel's network work on its behalf is charged to
+//!   the core, not to the process —, or every server core is 90 % busy;
 //! - server disk: a server disk has I/O in flight 90 % of the time or more;
 //! - client CPU: every client core is 90 % busy, or sharebench uses 90 % of a core per worker;
 //! - protocol: below 70 % of raw TCP with nothing else saturated, the classic sign that the
 //!   protocol server wants tuning ("if Samba is much slower than FTP, tune it").
 //!
-//! Utilisation is taken at the 90th percentile of the samples of a run, so the idle moments
-//! between runs do not dilute a saturated transfer.
+//! Utilisation is taken at the 90th percentile of the samples taken while the judged test's
+//! counted runs went on, so the idle moments between runs, warm-ups and other tests do not
+//! dilute a saturated transfer.
 
-use crate::monitor::sampler::{Sample, Timeline};
+use crate::monitor::sampler::{CpuShare, Sample, Timeline};
 use crate::stats::outliers::median;
 use serde::Serialize;
 
@@ -24,6 +27,9 @@ const PROTOCOL_SHARE: f64 = 0.70;
 
 /// The serving processes the verdict names (sharebench itself is the client).
 const SERVERS: [&str; 4] = ["smbd", "ganesha.nfsd", "vsftpd", "nfsd"];
+/// Those that serve each connection with a process of its own, whose one busy thread caps it at
+/// a core; ganesha.nfsd and nfsd spread a connection's work over threads.
+const ONE_PER_CONNECTION: [&str; 2] = ["smbd", "vsftpd"];
 
 /// What the verdict is judged on.
 pub struct Evidence<'a> {
@@ -38,6 +44,8 @@ pub struct Evidence<'a> {
     pub tcp_download: Option<f64>,
     pub client: Option<&'a Timeline>,
     pub server: Option<&'a Timeline>,
+    /// When the judged runs went on, in the timelines' seconds; empty: the whole timelines.
+    pub windows: &'a [(f64, f64)],
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -61,9 +69,13 @@ pub struct Verdict {
     pub table: Vec<Layer>,
 }
 
-/// The 90th percentile of `f` over the samples.
-fn busy(timeline: Option<&Timeline>, f: impl Fn(&Sample) -> f64) -> Option<f64> {
-    let mut values: Vec<f64> = timeline?.samples.iter().map(f).collect();
+/// The 90th percentile of `f` over the samples within `windows`.
+fn busy(
+    timeline: Option<&Timeline>,
+    windows: &[(f64, f64)],
+    f: impl Fn(&Sample) -> f64,
+) -> Option<f64> {
+    let mut values: Vec<f64> = timeline?.within(windows).into_iter().map(f).collect();
     if values.is_empty() {
         return None;
     }
@@ -73,7 +85,26 @@ fn busy(timeline: Option<&Timeline>, f: impl Fn(&Sample) -> f64) -> Option<f64> 
 
 fn all_cores(sample: &Sample) -> f64 {
     let n = sample.cpu.len().max(1) as f64;
-    sample.cpu.iter().map(|c| 1.0 - c.idle).sum::<f64>() / n
+    sample.cpu.iter().map(CpuShare::busy).sum::<f64>() / n
+}
+
+/// How busy the cores `name` is confined to were, on average; `None` when it is not confined.
+fn confined_cores(sample: &Sample, name: &str) -> Option<f64> {
+    let cores = sample.confined.get(name)?;
+    let busy: Vec<f64> = cores
+        .iter()
+        .filter_map(|&c| sample.cpu.get(c).map(CpuShare::busy))
+        .collect();
+    (!busy.is_empty()).then(|| busy.iter().sum::<f64>() / busy.len() as f64)
+}
+
+/// "core 0", "cores 0, 2".
+fn core_list(cores: &[usize]) -> String {
+    let list: Vec<String> = cores.iter().map(usize::to_string).collect();
+    match cores.len() {
+        1 => format!("core {}", list[0]),
+        _ => format!("cores {}", list.join(", ")),
+    }
 }
 
 pub fn judge(e: &Evidence) -> Verdict {
@@ -85,20 +116,39 @@ pub fn judge(e: &Evidence) -> Verdict {
     };
     let share = tcp.map(|tcp| e.rate / tcp);
 
+    let w = e.windows;
     // the busiest serving process, and the server's cores
     let process = SERVERS
         .iter()
         .filter_map(|&name| {
-            busy(e.server, |s| s.processes.get(name).copied().unwrap_or(0.0)).map(|c| (name, c))
+            busy(e.server, w, |s| {
+                s.processes.get(name).copied().unwrap_or(0.0)
+            })
+            .map(|c| (name, c))
         })
         .max_by(|a, b| a.1.total_cmp(&b.1))
         .filter(|(_, cores)| *cores > 0.0);
-    let server_cores = busy(e.server, all_cores);
-    let disk = busy(e.server, |s| {
+    // what one connection's process used, where one is one process
+    let per_connection = process
+        .filter(|(name, _)| ONE_PER_CONNECTION.contains(name))
+        .map(|(_, cores)| cores / e.workers.max(1) as f64);
+    // the serving process kept to some cores, and how busy they were
+    let confinement = process.and_then(|(name, _)| {
+        let sample = e
+            .server?
+            .within(w)
+            .into_iter()
+            .rfind(|s| s.confined.contains_key(name))?;
+        let cores = sample.confined[name].clone();
+        let busy = busy(e.server, w, |s| confined_cores(s, name).unwrap_or(0.0))?;
+        Some((cores, busy))
+    });
+    let server_cores = busy(e.server, w, all_cores);
+    let disk = busy(e.server, w, |s| {
         s.disk.values().map(|d| d.busy).fold(0.0, f64::max)
     });
-    let client_cores = busy(e.client, all_cores);
-    let client_process = busy(e.client, |s| {
+    let client_cores = busy(e.client, w, all_cores);
+    let client_process = busy(e.client, w, |s| {
         s.processes.get("sharebench").copied().unwrap_or(0.0)
     })
     .map(|cores| cores / e.workers.max(1) as f64);
@@ -122,20 +172,37 @@ pub fn judge(e: &Evidence) -> Verdict {
             _ => "no raw TCP baseline (no serve agent)".into(),
         },
     };
+    let confined_busy = confinement.as_ref().map(|(_, busy)| *busy);
     let server_cpu = Layer {
         layer: "server-cpu",
         ceiling: None,
-        utilisation: match (process, server_cores) {
-            (Some((_, p)), Some(c)) => Some(p.max(c)),
-            (Some((_, p)), None) => Some(p),
-            (None, c) => c,
-        },
+        utilisation: [per_connection, confined_busy, server_cores]
+            .into_iter()
+            .flatten()
+            .reduce(f64::max),
         note: match (process, server_cores) {
-            (Some((name, p)), Some(c)) => format!(
-                "{name} used {:.0} % of a core; all server cores {:.0} % busy",
-                p * 100.0,
-                c * 100.0
-            ),
+            (Some((name, p)), Some(c)) => {
+                let confined = match &confinement {
+                    Some((cores, busy)) => format!(
+                        ", confined to {} ({:.0} % busy)",
+                        core_list(cores),
+                        busy * 100.0
+                    ),
+                    None => String::new(),
+                };
+                let used = match per_connection {
+                    Some(one) if e.workers > 1 => format!(
+                        "{:.0} % of a core per connection ({:.2} cores in all)",
+                        one * 100.0,
+                        p
+                    ),
+                    _ => format!("{:.0} % of a core", p * 100.0),
+                };
+                format!(
+                    "{name} used {used}{confined}; all server cores {:.0} % busy",
+                    c * 100.0
+                )
+            }
             (None, Some(c)) => format!("all server cores {:.0} % busy", c * 100.0),
             _ => "no server metrics (no serve agent)".into(),
         },
@@ -184,26 +251,25 @@ pub fn judge(e: &Evidence) -> Verdict {
         },
     };
 
-    let saturated = |u: Option<f64>| u.is_some_and(|u| u >= SATURATED);
-    let (layer, evidence) = if share.is_some_and(|s| s >= NETWORK_SHARE) {
+    // every layer at its limit, the most used first; on a tie, the one nearer the server
+    let limits = [
+        (&server_disk, SATURATED),
+        (&server_cpu, SATURATED),
+        (&network, NETWORK_SHARE),
+        (&client_cpu, SATURATED),
+    ];
+    let limiting = limits
+        .iter()
+        .filter_map(|(layer, threshold)| {
+            let used = layer.utilisation.filter(|u| u >= threshold)?;
+            Some((*layer, used))
+        })
+        .reduce(|a, b| if b.1 > a.1 { b } else { a });
+    let (layer, evidence) = if let Some((layer, _)) = limiting {
+        let joint = if layer.layer == "network" { " is" } else { ":" };
         (
-            "network",
-            format!("{} at {} is {}", e.test, mb(e.rate), network.note),
-        )
-    } else if process.is_some_and(|(_, p)| p >= SATURATED) || saturated(server_cores) {
-        (
-            "server-cpu",
-            format!("{} at {}: {}", e.test, mb(e.rate), server_cpu.note),
-        )
-    } else if saturated(disk) {
-        (
-            "server-disk",
-            format!("{} at {}: {}", e.test, mb(e.rate), server_disk.note),
-        )
-    } else if saturated(client_cpu.utilisation) {
-        (
-            "client-cpu",
-            format!("{} at {}: {}", e.test, mb(e.rate), client_cpu.note),
+            layer.layer,
+            format!("{} at {}{joint} {}", e.test, mb(e.rate), layer.note),
         )
     } else if share.is_some_and(|s| s < PROTOCOL_SHARE) {
         (
@@ -237,7 +303,7 @@ pub fn median_rate(rates: &[f64]) -> Option<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::monitor::sampler::{CpuShare, DiskRates};
+    use crate::monitor::sampler::DiskRates;
 
     fn timeline(idle: f64, process: Option<(&str, f64)>, disk_busy: f64) -> Timeline {
         let mut sample = Sample {
@@ -277,6 +343,7 @@ mod tests {
             tcp_download: Some(12e6),
             client: Some(client),
             server: Some(server),
+            windows: &[],
         }
     }
 
@@ -296,6 +363,89 @@ mod tests {
         let v = judge(&evidence(6e6, &client, &server));
         assert_eq!(v.layer, "server-cpu");
         assert!(v.evidence.contains("smbd used 97 %"), "{}", v.evidence);
+    }
+
+    #[test]
+    fn a_pinned_smbd_on_a_saturated_core_is_the_servers_cpu() {
+        let client = timeline(0.8, None, 0.0);
+        let mut server = timeline(0.5, Some(("smbd", 0.6)), 0.1);
+        for sample in &mut server.samples {
+            sample.cpu[0].idle = 0.04; // smbd's core, with the softirq work it causes
+            sample.confined.insert("smbd".into(), vec![0]);
+        }
+        let v = judge(&evidence(6e6, &client, &server));
+        assert_eq!(v.layer, "server-cpu", "{}", v.evidence);
+        assert!(
+            v.evidence
+                .contains("smbd used 60 % of a core, confined to core 0 (96 % busy)"),
+            "{}",
+            v.evidence
+        );
+        // a core waiting on the disk is not working
+        for sample in &mut server.samples {
+            sample.cpu[0].iowait = 0.5;
+        }
+        assert_eq!(judge(&evidence(6e6, &client, &server)).layer, "protocol");
+        // the same smbd free to use both cores is not held by its CPU
+        for sample in &mut server.samples {
+            sample.cpu[0].iowait = 0.0;
+            sample.confined.clear();
+        }
+        assert_eq!(judge(&evidence(6e6, &client, &server)).layer, "protocol");
+    }
+
+    #[test]
+    fn serving_processes_are_judged_per_connection_or_by_their_cores() {
+        let client = timeline(0.8, None, 0.0);
+        let two_smbds = timeline(0.5, Some(("smbd", 1.9)), 0.1);
+        let four = Evidence {
+            workers: 4,
+            ..evidence(6e6, &client, &two_smbds)
+        };
+        let v = judge(&four);
+        assert_eq!(v.layer, "protocol", "{}", v.evidence);
+        assert!(v.table[1]
+            .note
+            .contains("48 % of a core per connection (1.90 cores in all)"));
+        let two = Evidence {
+            workers: 2,
+            ..evidence(6e6, &client, &two_smbds)
+        };
+        assert_eq!(judge(&two).layer, "server-cpu");
+        // ganesha's threads share a connection's work: a core's worth is not its limit
+        let ganesha = timeline(0.5, Some(("ganesha.nfsd", 1.0)), 0.1);
+        assert_eq!(judge(&evidence(6e6, &client, &ganesha)).layer, "protocol");
+    }
+
+    #[test]
+    fn of_two_layers_at_their_limit_the_more_used_is_named() {
+        let client = timeline(0.8, None, 0.0);
+        let pegged = timeline(0.5, Some(("smbd", 1.0)), 0.1);
+        let v = judge(&evidence(10.5e6, &client, &pegged));
+        assert_eq!(v.layer, "server-cpu", "88 % of TCP, smbd at 100 %");
+        let busy = timeline(0.5, Some(("smbd", 0.92)), 0.1);
+        let v = judge(&evidence(11.8e6, &client, &busy));
+        assert_eq!(v.layer, "network", "98 % of TCP, smbd at 92 %");
+    }
+
+    #[test]
+    fn only_the_judged_runs_samples_count() {
+        let client = timeline(0.8, None, 0.0);
+        let mut server = timeline(0.5, Some(("smbd", 0.3)), 0.1);
+        for (i, sample) in server.samples.iter_mut().enumerate() {
+            sample.t = (i + 1) as f64 * 0.5;
+        }
+        // smbd pegged while another test ran, from 0 to 1.5 s
+        for sample in &mut server.samples[..3] {
+            sample.processes.insert("smbd".into(), 1.0);
+        }
+        let windows = [(1.5, 2.5)];
+        let judged = Evidence {
+            windows: &windows,
+            ..evidence(6e6, &client, &server)
+        };
+        assert_eq!(judge(&judged).layer, "protocol");
+        assert_eq!(judge(&evidence(6e6, &client, &server)).layer, "server-cpu");
     }
 
     #[test]

@@ -7,7 +7,7 @@ use crate::monitor::sampler::{Sample, Timeline};
 use std::io::{self, Read};
 use std::net::{Shutdown, TcpStream};
 use std::thread::JoinHandle;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// Receives the agent's samples in the background until [`finish`](ServerMetrics::finish).
 pub struct ServerMetrics {
@@ -17,8 +17,14 @@ pub struct ServerMetrics {
 }
 
 impl ServerMetrics {
-    /// Asks the agent in `settings` for a sample every `interval`.
-    pub fn start(settings: &Settings, interval: Duration) -> io::Result<ServerMetrics> {
+    /// Asks the agent in `settings` for a sample every `interval`. Samples are timed by their
+    /// arrival here, in seconds since `origin`, so they line up with the client's timeline
+    /// whatever the two hosts' clocks say.
+    pub fn start(
+        settings: &Settings,
+        interval: Duration,
+        origin: Instant,
+    ) -> io::Result<ServerMetrics> {
         let asked = Settings {
             bytes: interval.as_millis() as u64,
             ..settings.clone()
@@ -38,8 +44,11 @@ impl ServerMetrics {
                 if reader.read_exact(&mut json).is_err() {
                     return samples;
                 }
-                match serde_json::from_slice(&json) {
-                    Ok(sample) => samples.push(sample),
+                match serde_json::from_slice::<Sample>(&json) {
+                    Ok(sample) => samples.push(Sample {
+                        t: origin.elapsed().as_secs_f64(),
+                        ..sample
+                    }),
                     Err(_) => return samples,
                 }
             }

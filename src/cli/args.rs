@@ -271,9 +271,10 @@ pub struct MethodArgs {
     #[arg(long)]
     pub token_file: Option<PathBuf>,
 
-    /// Bytes each run of the raw TCP baseline moves
-    #[arg(long, default_value = "64M", value_parser = size)]
-    pub tcp_baseline_size: u64,
+    /// Bytes each run of the raw TCP baseline moves [default: what raw TCP moves in about a
+    /// second, found by the warm-up]
+    #[arg(long, value_parser = size)]
+    pub tcp_baseline_size: Option<u64>,
 
     /// SMB: offer only this dialect: 2.0.2, 2.1, 3.0, 3.0.2 or 3.1.1 [default: all; the newest
     /// both sides speak wins]

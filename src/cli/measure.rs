@@ -11,7 +11,7 @@ use crate::engine::preflight;
 use crate::engine::workdir::WorkDir;
 use crate::engine::{self, caches, Cell, EntryKind, MetadataParams, Observer, Plan, Stop};
 use crate::monitor::host::HostInfo;
-use crate::monitor::sampler::Sampler;
+use crate::monitor::sampler::{RunWindow, Sampler};
 use crate::report::form::{self, UNITS_LINE};
 use crate::report::journal::Journal;
 use crate::report::progress::Progress;
@@ -27,7 +27,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
-use std::time::SystemTime;
+use std::time::{Instant, SystemTime};
 
 /// The default size of each worker's file.
 const DEFAULT_FILE_SIZE: u64 = 1 << 30;
@@ -301,6 +301,9 @@ struct Recording<'a> {
     progress: &'a Progress,
     runs: usize,
     warmup: usize,
+    /// The metrics timelines' origin, and where each run lies on them.
+    origin: Instant,
+    windows: Vec<RunWindow>,
 }
 
 impl Observer for Recording<'_> {
@@ -323,6 +326,14 @@ impl Observer for Recording<'_> {
     }
 
     fn run_finished(&mut self, key: &TestKey, run: &RunRecord) -> io::Result<()> {
+        let to_s = self.origin.elapsed().as_secs_f64();
+        self.windows.push(RunWindow {
+            key: key.clone(),
+            n: run.n,
+            warmup: run.warmup,
+            from_s: (to_s - run.seconds).max(0.0),
+            to_s,
+        });
         self.progress.finished_one();
         self.journal.append_run(key, run)
     }
@@ -384,17 +395,19 @@ fn session(
         .map_err(|e| Failure::failed(format!("cannot write the journal: {e}.")))?;
 
     let progress = Progress::new(plan.total_runs());
-    let (server_side, mut server_warnings) = server_side::start(&info, method)?;
-    let sampler = Sampler::start(METRICS_INTERVAL);
-    let measured = {
-        let mut recording = Recording {
-            journal: &mut journal,
-            progress: &progress,
-            runs: plan.runs,
-            warmup: plan.warmup,
-        };
-        engine::execute(target, &plan, &mut workdir, &mut recording, &stop)
+    let origin = Instant::now();
+    let (server_side, mut server_warnings) = server_side::start(&info, method, origin)?;
+    let sampler = Sampler::start(METRICS_INTERVAL, origin);
+    let mut recording = Recording {
+        journal: &mut journal,
+        progress: &progress,
+        runs: plan.runs,
+        warmup: plan.warmup,
+        origin,
+        windows: Vec::new(),
     };
+    let measured = engine::execute(target, &plan, &mut workdir, &mut recording, &stop);
+    let windows = recording.windows;
     let client_metrics = sampler.finish();
     let (mut server_metrics, mut baselines) = (None, Vec::new());
     if let Some(server_side) = server_side {
@@ -406,6 +419,11 @@ fn session(
     }
     progress.clear();
     let verdict = judged_test(&measured.tests).map(|test| {
+        let judged: Vec<(f64, f64)> = windows
+            .iter()
+            .filter(|w| w.key == test.key && !w.warmup)
+            .map(|w| (w.from_s, w.to_s))
+            .collect();
         let tcp = |kind: &str| {
             let baseline = baselines.iter().find(|b| b.kind == kind)?;
             verdict::median_rate(
@@ -426,6 +444,7 @@ fn session(
             tcp_download: tcp("tcp_download"),
             client: Some(&client_metrics),
             server: server_metrics.as_ref(),
+            windows: &judged,
         })
     });
     let mut metrics = BTreeMap::new();
@@ -434,6 +453,10 @@ fn session(
     if let Some(server) = server_metrics {
         metrics.insert("server".to_string(), timeline(server));
     }
+    metrics.insert(
+        "runs".to_string(),
+        serde_json::to_value(&windows).expect("run windows serialise"),
+    );
     let cleanup = if workdir.kept() {
         progress.say(&format!(
             "sharebench: benchmark files kept in {}/{}",

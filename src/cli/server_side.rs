@@ -14,17 +14,24 @@ use crate::stats::summary::summarise_runs;
 use crate::target::url::Url;
 use crate::target::TargetInfo;
 use std::net::{SocketAddr, ToSocketAddrs};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// Server samples this often.
 const INTERVAL: Duration = Duration::from_millis(500);
 /// An agent that does not answer this quickly is taken to be absent.
 const PATIENCE: Duration = Duration::from_secs(3);
+/// The warm-up of a raw TCP baseline sized by itself moves this much …
+const PROBE: u64 = 16 << 20;
+/// … and its counted runs move what it moved in this long, at most [`LARGEST`].
+const RUN_SECONDS: f64 = 1.0;
+const LARGEST: u64 = 8 << 30;
 
 /// The serve agent of a run, once it answered.
 pub struct ServerSide {
     settings: Settings,
     metrics: ServerMetrics,
+    /// The user gave the baseline's size; else the warm-up finds it.
+    sized: bool,
 }
 
 /// Finds the agent (`--serve`, else the target's host on the agent's port) and starts its
@@ -32,6 +39,7 @@ pub struct ServerSide {
 pub fn start(
     info: &TargetInfo,
     method: &MethodArgs,
+    origin: Instant,
 ) -> Result<(Option<ServerSide>, Vec<Warning>), Failure> {
     if info.protocol == "local" || method.serve.as_deref() == Some("none") {
         return Ok((None, Vec::new()));
@@ -51,13 +59,21 @@ pub fn start(
     let settings = Settings {
         addr,
         streams: 1,
-        bytes: method.tcp_baseline_size,
+        bytes: method.tcp_baseline_size.unwrap_or(PROBE),
         reverse: false,
         token: token(method.token_file.as_deref())?,
         timeout: PATIENCE,
     };
-    match ServerMetrics::start(&settings, INTERVAL) {
-        Ok(metrics) => Ok((Some(ServerSide { settings, metrics }), Vec::new())),
+    match ServerMetrics::start(&settings, INTERVAL, origin) {
+        Ok(metrics) => {
+            let sized = method.tcp_baseline_size.is_some();
+            let side = ServerSide {
+                settings,
+                metrics,
+                sized,
+            };
+            Ok((Some(side), Vec::new()))
+        }
         Err(e) => Ok((
             None,
             vec![Warning {
@@ -73,7 +89,9 @@ pub fn start(
 }
 
 impl ServerSide {
-    /// Ends the metrics, then measures raw TCP both ways (one warm-up, three counted runs).
+    /// Ends the metrics, then measures raw TCP both ways: one warm-up and `runs` counted runs,
+    /// which last about a second each unless the size was given (a fixed size is a blink on a
+    /// fast link, where one scheduling hiccup is the whole measurement, and an age on a slow one).
     pub fn finish(self, runs: usize) -> (Timeline, Vec<Baseline>, Vec<Warning>) {
         let timeline = self.metrics.finish();
         let mut baselines = Vec::new();
@@ -84,9 +102,20 @@ impl ServerSide {
                 timeout: Duration::from_secs(30),
                 ..self.settings.clone()
             };
-            let measured: Result<Vec<_>, _> = (0..=runs)
-                .map(|i| tcp::measure(&settings, i.max(1), i == 0))
-                .collect();
+            let measured = tcp::measure(&settings, 1, true).and_then(|warmup| {
+                let settings = if self.sized {
+                    settings.clone()
+                } else {
+                    let bytes = (warmup.bytes_per_s * RUN_SECONDS) as u64;
+                    Settings {
+                        bytes: bytes.clamp(PROBE, LARGEST),
+                        ..settings.clone()
+                    }
+                };
+                std::iter::once(Ok(warmup))
+                    .chain((1..=runs).map(|n| tcp::measure(&settings, n, false)))
+                    .collect::<Result<Vec<_>, _>>()
+            });
             match measured {
                 Ok(all) => {
                     let mut counted: Vec<_> = all.into_iter().filter(|r| !r.warmup).collect();

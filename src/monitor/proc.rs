@@ -50,9 +50,19 @@ pub struct Snapshot {
     pub disks: BTreeMap<String, DiskCounters>,
     pub page_cache_bytes: u64,
     pub dirty_bytes: u64,
-    /// Clock ticks of CPU used by each serving process: pid → (name, ticks). Kept per process,
-    /// since smbd forks one per connection and a sum by name would drop when one exits.
-    pub processes: BTreeMap<u32, (String, u64)>,
+    /// Each serving process by pid. Kept per process, since smbd forks one per connection and a
+    /// sum by name would drop when one exits.
+    pub processes: BTreeMap<u32, Serving>,
+}
+
+/// A serving process at one moment.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Serving {
+    pub name: String,
+    /// Clock ticks of CPU used (user + system, all threads).
+    pub ticks: u64,
+    /// The cores it may run on (its affinity); empty when unknown.
+    pub cores: Vec<usize>,
 }
 
 impl Snapshot {
@@ -177,8 +187,8 @@ pub fn meminfo_kib(meminfo: &str, field: &str) -> Option<u64> {
     })
 }
 
-/// CPU ticks (user + system) of every process named in [`SERVING`], by pid.
-fn serving_ticks() -> BTreeMap<u32, (String, u64)> {
+/// Every process named in [`SERVING`], by pid.
+fn serving_ticks() -> BTreeMap<u32, Serving> {
     let mut ticks = BTreeMap::new();
     let Ok(entries) = fs::read_dir("/proc") else {
         return ticks;
@@ -192,7 +202,15 @@ fn serving_ticks() -> BTreeMap<u32, (String, u64)> {
         };
         if let Some((command, used)) = process_ticks(&stat) {
             if let Some(name) = serving_name(&command) {
-                ticks.insert(pid, (name.to_string(), used));
+                let status = fs::read_to_string(entry.path().join("status")).unwrap_or_default();
+                ticks.insert(
+                    pid,
+                    Serving {
+                        name: name.to_string(),
+                        ticks: used,
+                        cores: allowed_cores(&status),
+                    },
+                );
             }
         }
     }
@@ -208,6 +226,25 @@ pub fn process_ticks(stat: &str) -> Option<(String, u64)> {
     // after the command: state(0) … utime(11) stime(12)
     let ticks = rest.get(11)?.parse::<u64>().ok()? + rest.get(12)?.parse::<u64>().ok()?;
     Some((command, ticks))
+}
+
+/// The cores a /proc/PID/status allows ("Cpus_allowed_list:\t0-2,5"); empty when absent.
+pub fn allowed_cores(status: &str) -> Vec<usize> {
+    let Some(list) = status
+        .lines()
+        .find_map(|line| line.strip_prefix("Cpus_allowed_list:"))
+    else {
+        return Vec::new();
+    };
+    let mut cores = Vec::new();
+    for part in list.trim().split(',').filter(|p| !p.is_empty()) {
+        let (from, to) = part.split_once('-').unwrap_or((part, part));
+        match (from.trim().parse::<usize>(), to.trim().parse::<usize>()) {
+            (Ok(from), Ok(to)) if from <= to => cores.extend(from..=to),
+            _ => return Vec::new(),
+        }
+    }
+    cores
 }
 
 #[cfg(test)]
@@ -280,6 +317,11 @@ mod tests {
         assert_eq!(serving_name("smbd-notifyd"), Some("smbd"));
         assert_eq!(serving_name("ganesha.nfsd"), Some("ganesha.nfsd"));
         assert_eq!(serving_name("smbdx"), None);
+        let status = "Name:\tsmbd\nCpus_allowed:\t25\nCpus_allowed_list:\t0,2-4\n";
+        assert_eq!(allowed_cores(status), [0, 2, 3, 4]);
+        assert_eq!(allowed_cores("Cpus_allowed_list:\t1\n"), [1]);
+        assert!(allowed_cores("Cpus_allowed_list:\tx-y\n").is_empty());
+        assert!(allowed_cores("Name:\tsmbd\n").is_empty());
         assert_eq!(
             meminfo_kib("MemTotal: 10 kB\nCached:  2048 kB\n", "Cached"),
             Some(2048)

@@ -4,8 +4,9 @@
 //! processes used.
 
 use super::proc::Snapshot;
+use crate::result::TestKey;
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
@@ -28,6 +29,10 @@ pub struct Sample {
     pub dirty_bytes: u64,
     /// Cores used by each serving process (smbd, ganesha.nfsd, …) that ran.
     pub processes: BTreeMap<String, f64>,
+    /// The cores a serving process is confined to (taskset, cgroup cpusets), when that is
+    /// fewer than all: its ceiling is those cores, however little it is charged itself.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub confined: BTreeMap<String, Vec<usize>>,
 }
 
 /// Fractions of one core's time (they add up to 1 with the rest: nice, irq, steal).
@@ -38,6 +43,13 @@ pub struct CpuShare {
     pub iowait: f64,
     pub softirq: f64,
     pub idle: f64,
+}
+
+impl CpuShare {
+    /// The share the core was working: iowait is idle time spent waiting on a disk.
+    pub fn busy(&self) -> f64 {
+        (1.0 - self.idle - self.iowait).max(0.0)
+    }
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
@@ -107,14 +119,26 @@ pub fn rates(a: &Snapshot, b: &Snapshot, seconds: f64, hz: f64, t: f64) -> Sampl
         })
         .collect();
     let mut processes: BTreeMap<String, f64> = BTreeMap::new();
-    for (pid, (name, later)) in &b.processes {
+    let mut allowed: BTreeMap<String, BTreeSet<usize>> = BTreeMap::new();
+    for (pid, process) in &b.processes {
         // a process that started within the interval counts from zero
-        let earlier = a.processes.get(pid).map_or(0, |(_, ticks)| *ticks);
-        let cores = later.saturating_sub(earlier) as f64 / hz / seconds;
+        let earlier = a.processes.get(pid).map_or(0, |p| p.ticks);
+        let cores = process.ticks.saturating_sub(earlier) as f64 / hz / seconds;
         if cores > 0.0 {
-            *processes.entry(name.clone()).or_insert(0.0) += cores;
+            *processes.entry(process.name.clone()).or_insert(0.0) += cores;
+            let allowed = allowed.entry(process.name.clone()).or_default();
+            if process.cores.is_empty() {
+                allowed.extend(0..b.cpus.len()); // unknown: anywhere
+            } else {
+                allowed.extend(&process.cores);
+            }
         }
     }
+    let confined = allowed
+        .into_iter()
+        .filter(|(_, cores)| !cores.is_empty() && cores.len() < b.cpus.len())
+        .map(|(name, cores)| (name, cores.into_iter().collect()))
+        .collect();
     Sample {
         t,
         cpu,
@@ -123,6 +147,7 @@ pub fn rates(a: &Snapshot, b: &Snapshot, seconds: f64, hz: f64, t: f64) -> Sampl
         page_cache_bytes: b.page_cache_bytes,
         dirty_bytes: b.dirty_bytes,
         processes,
+        confined,
     }
 }
 
@@ -135,14 +160,19 @@ pub struct Rater {
 }
 
 impl Rater {
-    /// Starts from a snapshot taken now.
+    /// Starts from a snapshot taken now; sample times count from now.
     pub fn new() -> Rater {
+        Rater::since(Instant::now())
+    }
+
+    /// Starts from a snapshot taken now; sample times count from `origin`.
+    pub fn since(origin: Instant) -> Rater {
         // SAFETY: sysconf has no preconditions.
         let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) }.max(1) as f64;
         let now = Instant::now();
         Rater {
             hz,
-            began: now,
+            began: origin,
             last: Snapshot::take(),
             last_at: now,
         }
@@ -177,11 +207,13 @@ pub struct Sampler {
 }
 
 impl Sampler {
-    pub fn start(interval: Duration) -> Sampler {
+    /// Samples every `interval`; sample times count from `origin`, which the run's other
+    /// timelines and run windows share.
+    pub fn start(interval: Duration, origin: Instant) -> Sampler {
         let stop = Arc::new(AtomicBool::new(false));
         let flag = stop.clone();
         let thread = std::thread::spawn(move || {
-            let mut rater = Rater::new();
+            let mut rater = Rater::since(origin);
             let mut timeline = Timeline {
                 interval_s: interval.as_secs_f64(),
                 samples: Vec::new(),
@@ -208,10 +240,47 @@ impl Sampler {
     }
 }
 
+/// Where a run lies on the timelines: its timed part, in seconds since their origin.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunWindow {
+    #[serde(flatten)]
+    pub key: TestKey,
+    pub n: usize,
+    pub warmup: bool,
+    pub from_s: f64,
+    pub to_s: f64,
+}
+
+impl Timeline {
+    /// The samples taken within `windows`: those at least half inside one, else (runs shorter
+    /// than a sample) those that overlap one at all; every sample when no window is given.
+    pub fn within(&self, windows: &[(f64, f64)]) -> Vec<&Sample> {
+        if windows.is_empty() {
+            return self.samples.iter().collect();
+        }
+        let inside = |sample: &Sample| {
+            let from = sample.t - self.interval_s;
+            windows
+                .iter()
+                .map(|&(a, b)| (sample.t.min(b) - from.max(a)).max(0.0))
+                .fold(0.0, f64::max)
+        };
+        let mostly: Vec<&Sample> = self
+            .samples
+            .iter()
+            .filter(|s| inside(s) >= self.interval_s / 2.0)
+            .collect();
+        if !mostly.is_empty() {
+            return mostly;
+        }
+        self.samples.iter().filter(|s| inside(s) > 0.0).collect()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::monitor::proc::{CpuTicks, DiskCounters, NicCounters};
+    use crate::monitor::proc::{CpuTicks, DiskCounters, NicCounters, Serving};
 
     #[test]
     fn counters_two_seconds_apart_become_rates_and_shares() {
@@ -226,8 +295,13 @@ mod tests {
         };
         a.nics.insert("eth0".into(), NicCounters::default());
         a.disks.insert("vda".into(), DiskCounters::default());
-        a.processes.insert(7, ("smbd".into(), 50));
-        a.processes.insert(8, ("smbd".into(), 500)); // ends within the interval
+        let smbd = |ticks, cores: &[usize]| Serving {
+            name: "smbd".into(),
+            ticks,
+            cores: cores.to_vec(),
+        };
+        a.processes.insert(7, smbd(50, &[0]));
+        a.processes.insert(8, smbd(500, &[0])); // ends within the interval
         let mut b = a.clone();
         b.cpus[0].user += 100; // of 200 ticks in all
         b.cpus[0].softirq += 50;
@@ -250,8 +324,8 @@ mod tests {
             },
         );
         b.processes.remove(&8);
-        b.processes.insert(7, ("smbd".into(), 150)); // 100 ticks at 100 Hz over 2 s
-        b.processes.insert(9, ("smbd".into(), 100)); // a new connection's smbd, from zero
+        b.processes.insert(7, smbd(150, &[0])); // 100 ticks at 100 Hz over 2 s
+        b.processes.insert(9, smbd(100, &[0])); // a new connection's smbd, from zero
         let s = rates(&a, &b, 2.0, 100.0, 7.0);
         assert_eq!(s.t, 7.0);
         assert_eq!(s.cpu[0].user, 0.5);
@@ -262,11 +336,64 @@ mod tests {
         assert_eq!(s.disk["vda"].busy, 0.25);
         assert_eq!(s.disk["vda"].write_bytes_per_s, 4096.0 * 512.0 / 2.0);
         assert_eq!(s.processes["smbd"], 1.0);
+        assert!(s.confined.is_empty(), "core 0 of one is all cores");
+    }
+
+    #[test]
+    fn serving_processes_kept_off_some_cores_are_confined_to_the_rest() {
+        let serving = |name: &str, ticks, cores: &[usize]| Serving {
+            name: name.into(),
+            ticks,
+            cores: cores.to_vec(),
+        };
+        let a = Snapshot {
+            cpus: vec![CpuTicks::default(); 4],
+            ..Snapshot::default()
+        };
+        let mut b = a.clone();
+        b.processes.insert(1, serving("smbd", 10, &[0]));
+        b.processes.insert(2, serving("smbd", 10, &[2]));
+        b.processes.insert(3, serving("vsftpd", 10, &[0, 1, 2, 3]));
+        b.processes.insert(4, serving("nfsd", 10, &[]));
+        b.processes.insert(5, serving("ganesha.nfsd", 0, &[1])); // idle: not judged
+        let s = rates(&a, &b, 1.0, 100.0, 1.0);
+        assert_eq!(s.confined.len(), 1, "{:?}", s.confined);
+        assert_eq!(s.confined["smbd"], [0, 2]);
+    }
+
+    #[test]
+    fn a_runs_samples_are_those_mostly_inside_its_window() {
+        let timeline = Timeline {
+            interval_s: 0.5,
+            samples: (1..=10)
+                .map(|i| Sample {
+                    t: i as f64 * 0.5,
+                    ..Sample::default()
+                })
+                .collect(),
+        };
+        let times = |windows: &[(f64, f64)]| -> Vec<f64> {
+            timeline.within(windows).iter().map(|s| s.t).collect()
+        };
+        // samples cover (0, 0.5], (0.5, 1.0], …; a run from 1.2 s to 2.4 s
+        assert_eq!(times(&[(1.2, 2.4)]), [1.5, 2.0, 2.5]);
+        assert_eq!(
+            times(&[(1.2, 1.4), (4.1, 4.6)]),
+            [4.5],
+            "4.5 is 80 % inside"
+        );
+        assert_eq!(
+            times(&[(1.2, 1.3)]),
+            [1.5],
+            "a short run keeps its one sample"
+        );
+        assert_eq!(times(&[]).len(), 10);
+        assert!(times(&[(9.0, 9.5)]).is_empty(), "after the timeline");
     }
 
     #[test]
     fn a_sampler_records_until_it_is_finished() {
-        let sampler = Sampler::start(Duration::from_millis(30));
+        let sampler = Sampler::start(Duration::from_millis(30), Instant::now());
         std::thread::sleep(Duration::from_millis(100));
         let timeline = sampler.finish();
         assert!(!timeline.samples.is_empty());
