@@ -122,8 +122,25 @@ pub struct Latency {
 pub struct Baseline {
     /// tcp | local_disk | memcpy | ftp
     pub kind: String,
+    /// upload or download (tcp, ftp), write or read (local_disk)
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub direction: String,
     pub runs: Vec<RunRecord>,
     pub summary: Option<Summary>,
+}
+
+impl Baseline {
+    /// Counted runs of one kind and direction, with their summary.
+    pub fn of(kind: &str, direction: &str, mut runs: Vec<RunRecord>) -> Baseline {
+        let summary =
+            crate::stats::summary::summarise_runs(&mut runs, "bytes/s", |r| r.bytes_per_s);
+        Baseline {
+            kind: kind.into(),
+            direction: direction.into(),
+            runs,
+            summary,
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -18,8 +18,12 @@ struct Agent {
 
 impl Agent {
     fn start(listen: &str, token_file: Option<&str>) -> Agent {
+        Agent::with(listen, token_file, &[])
+    }
+
+    fn with(listen: &str, token_file: Option<&str>, extra: &[&str]) -> Agent {
         let mut command = Command::new(env!("CARGO_BIN_EXE_sharebench"));
-        command.args(["serve", "--listen", listen]);
+        command.args(["serve", "--listen", listen]).args(extra);
         if let Some(file) = token_file {
             command.args(["--token-file", file]);
         }
@@ -44,8 +48,28 @@ impl Drop for Agent {
     }
 }
 
+/// Each baseline of a document as "kind direction".
+fn kinds(doc: &Value) -> Vec<String> {
+    doc["baselines"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| {
+            format!(
+                "{} {}",
+                b["kind"].as_str().unwrap(),
+                b["direction"].as_str().unwrap()
+            )
+        })
+        .collect()
+}
+
 fn baseline(args: &[&str], env: &[(&str, &str)]) -> std::process::Output {
-    let mut all = vec!["baseline", "tcp"];
+    baseline_of("tcp", args, env)
+}
+
+fn baseline_of(kind: &str, args: &[&str], env: &[(&str, &str)]) -> std::process::Output {
+    let mut all = vec!["baseline", kind];
     all.extend(args);
     Command::new(env!("CARGO_BIN_EXE_sharebench"))
         .args(&all)
@@ -83,6 +107,8 @@ fn tcp_runs_land_in_the_document_with_their_summary() {
         assert_eq!(doc["target"]["protocol"], "tcp");
         let tcp = &doc["baselines"][0];
         assert_eq!(tcp["kind"], "tcp");
+        let direction = if reverse { "download" } else { "upload" };
+        assert_eq!(tcp["direction"], direction);
         let runs = tcp["runs"].as_array().unwrap();
         assert_eq!(runs.len(), 3);
         let streams: u64 = streams.parse().unwrap();
@@ -103,6 +129,66 @@ fn tcp_runs_land_in_the_document_with_their_summary() {
             text(&out.stdout)
         );
     }
+}
+
+#[test]
+fn the_agent_measures_its_disk_only_in_the_directory_it_was_given() {
+    let dir = tempfile::tempdir().unwrap();
+    let disk = dir.path().join("share");
+    fs::create_dir(&disk).unwrap();
+    let agent = Agent::with("127.0.0.1:0", None, &["--disk", disk.to_str().unwrap()]);
+    let target = format!("127.0.0.1:{}", agent.port);
+    let json = dir.path().join("disk.json");
+    let out = baseline_of(
+        "disk",
+        &[
+            &target,
+            "--size",
+            "8M",
+            "--runs",
+            "2",
+            "--json",
+            json.to_str().unwrap(),
+        ],
+        &[],
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let doc: Value = serde_json::from_str(&fs::read_to_string(&json).unwrap()).unwrap();
+    let kinds = kinds(&doc);
+    assert_eq!(kinds, ["local_disk write", "local_disk read"]);
+    for baseline in doc["baselines"].as_array().unwrap() {
+        let runs = baseline["runs"].as_array().unwrap();
+        assert_eq!(runs.len(), 2);
+        assert!(runs.iter().all(|r| r["bytes"] == 8 << 20), "{baseline}");
+        assert!(baseline["summary"]["median"].as_f64().unwrap() > 0.0);
+    }
+    assert!(text(&out.stdout).contains("read back uncached"));
+    assert_eq!(
+        fs::read_dir(&disk).unwrap().count(),
+        0,
+        "nothing left behind"
+    );
+
+    // an agent given no directory says so, and one given a missing directory does not start
+    let plain = Agent::start("127.0.0.1:0", None);
+    let out = baseline_of("disk", &[&format!("127.0.0.1:{}", plain.port)], &[]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("without --disk"),
+        "{}",
+        text(&out.stderr)
+    );
+    let missing = dir.path().join("missing");
+    let out = sharebench(&[
+        "serve",
+        "--listen",
+        "127.0.0.1:0",
+        "--disk",
+        missing.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("is not a directory"));
+    assert!(!missing.exists());
 }
 
 #[test]
@@ -215,7 +301,7 @@ fn a_run_on_a_shaped_link_carries_the_servers_metrics_and_the_link_rate() {
     };
     let dir = tempfile::tempdir().unwrap();
     let json = dir.path().join("run.json");
-    let out = sharebench_in_lab(
+    let out = sharebench_in_lab_with_agent(
         &lab,
         &[
             "run",
@@ -237,14 +323,17 @@ fn a_run_on_a_shaped_link_carries_the_servers_metrics_and_the_link_rate() {
         !samples.is_empty(),
         "the agent streamed the server's counters"
     );
-    let kinds: Vec<&str> = doc["baselines"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|b| b["kind"].as_str().unwrap())
-        .collect();
-    assert_eq!(kinds, ["tcp_upload", "tcp_download"]);
-    for baseline in doc["baselines"].as_array().unwrap() {
+    let kinds = kinds(&doc);
+    assert_eq!(
+        kinds,
+        [
+            "tcp upload",
+            "tcp download",
+            "local_disk write",
+            "local_disk read"
+        ]
+    );
+    for baseline in &doc["baselines"].as_array().unwrap()[..2] {
         let mbit = baseline["summary"]["median"].as_f64().unwrap() * 8.0 / 1e6;
         assert!(
             (85.0..=115.0).contains(&mbit),
@@ -286,7 +375,7 @@ fn an_encrypting_smbd_pinned_to_one_core_is_the_servers_cpu() {
     let dir = tempfile::tempdir().unwrap();
     let json = dir.path().join("run.json");
     // two connections, so core 0 always has work; reads, so the disk stays out of it
-    let out = sharebench_in_lab(
+    let out = sharebench_in_lab_with_agent(
         &lab,
         &[
             "run",
@@ -335,5 +424,111 @@ fn an_encrypting_smbd_pinned_to_one_core_is_the_servers_cpu() {
     assert_eq!(
         (&runs[3]["warmup"], &runs[3]["n"]),
         (&Value::Bool(false), &3.into())
+    );
+}
+
+#[test]
+fn a_run_holds_the_protocol_against_ftp_and_the_servers_disk() {
+    let Some((_one, lab, env)) = lab_up(&[]) else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("run.json");
+    let run = |extra: &[&str]| {
+        let mut args = vec![
+            "run",
+            env["SHAREBENCH_SMB_URL"].as_str(),
+            "--tests",
+            "read",
+            "--file-size",
+            "32M",
+            "--runs",
+            "2",
+            "--json",
+            json.to_str().unwrap(),
+        ];
+        args.extend(extra);
+        sharebench_in_lab_with_agent(&lab, &args)
+    };
+    let out = run(&["--ftp-baseline", &env["SHAREBENCH_FTP_URL"]]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let doc: Value = serde_json::from_str(&fs::read_to_string(&json).unwrap()).unwrap();
+    let baselines = doc["baselines"].as_array().unwrap();
+    let kinds = kinds(&doc);
+    assert_eq!(
+        kinds,
+        [
+            "tcp upload",
+            "tcp download",
+            "local_disk write",
+            "local_disk read",
+            "ftp upload",
+            "ftp download"
+        ]
+    );
+    for ftp in &baselines[4..] {
+        let runs = ftp["runs"].as_array().unwrap();
+        assert_eq!(runs.len(), 3, "the warm-up is left out");
+        assert!(
+            runs.iter().all(|r| r["bytes"] == 32 << 20),
+            "the judged test's file"
+        );
+    }
+    let table = doc["verdict"]["table"].as_array().unwrap();
+    let note = |layer: &str| {
+        table.iter().find(|l| l["layer"] == layer).unwrap()["note"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    assert!(
+        note("protocol").contains("% of FTP"),
+        "{}",
+        note("protocol")
+    );
+    assert!(
+        note("server-disk").contains("uncached reads"),
+        "{}",
+        note("server-disk")
+    );
+    let stdout = text(&out.stdout);
+    assert!(stdout.contains("baseline: FTP download"), "{stdout}");
+    // 32 MiB read again and again fits any server's page cache: the run says so
+    let cached = doc["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|w| w["kind"] == "cache")
+        .unwrap_or_else(|| panic!("a cached read is flagged: {}", doc["warnings"]));
+    assert!(
+        cached["message"].as_str().unwrap().contains("page cache"),
+        "{cached}"
+    );
+    let data = std::path::Path::new(&env["SHAREBENCH_DATA_DIR"]);
+    assert_eq!(
+        work_dirs(data),
+        Vec::<String>::new(),
+        "no work directory left"
+    );
+
+    // a baseline that is not FTP, or an FTP server that refuses, stops the run before it starts
+    let out = run(&["--ftp-baseline", &env["SHAREBENCH_NFS_URL"]]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("takes an ftp:// URL"),
+        "{}",
+        text(&out.stderr)
+    );
+    let stranger = format!(
+        "ftp://nobody@{}:{}/",
+        env["SHAREBENCH_SERVER_ADDR"], env["SHAREBENCH_FTP_PORT"]
+    );
+    let out = run(&["--ftp-baseline", &stranger]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    assert_eq!(
+        text(&out.stderr).lines().count(),
+        1,
+        "{}",
+        text(&out.stderr)
     );
 }

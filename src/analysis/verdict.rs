@@ -8,7 +8,8 @@
 //!   one process of one busy thread), or the cores a serving process is confined to
 //!   (taskset, cpusets) are 90 % busy — the kernel's network work on its behalf is charged to
 //!   the core, not to the process —, or every server core is 90 % busy;
-//! - server disk: a server disk has I/O in flight 90 % of the time or more;
+//! - server disk: a server disk has I/O in flight 90 % of the time or more; its ceiling is the
+//!   serve agent's local-disk baseline, and a test faster than that was served from memory;
 //! - client CPU: every client core is 90 % busy, or sharebench uses 90 % of a core per worker;
 //! - protocol: below 70 % of raw TCP with nothing else saturated, the classic sign that the
 //!   protocol server wants tuning ("if Samba is much slower than FTP, tune it").
@@ -18,12 +19,13 @@
 //! dilute a saturated transfer.
 
 use crate::monitor::sampler::{CpuShare, Sample, Timeline};
-use crate::stats::outliers::median;
 use serde::Serialize;
 
 const NETWORK_SHARE: f64 = 0.85;
 const SATURATED: f64 = 0.90;
 const PROTOCOL_SHARE: f64 = 0.70;
+/// A test this much faster than the server's disk cannot have come from it.
+const FROM_MEMORY: f64 = 1.2;
 
 /// The serving processes the verdict names (sharebench itself is the client).
 const SERVERS: [&str; 4] = ["smbd", "ganesha.nfsd", "vsftpd", "nfsd"];
@@ -42,6 +44,12 @@ pub struct Evidence<'a> {
     /// Raw TCP medians, client to server and back, when measured.
     pub tcp_upload: Option<f64>,
     pub tcp_download: Option<f64>,
+    /// FTP medians to the same server, when measured (`--ftp-baseline`).
+    pub ftp_upload: Option<f64>,
+    pub ftp_download: Option<f64>,
+    /// The server's local-disk medians, written with fsync and read uncached, when measured.
+    pub disk_write: Option<f64>,
+    pub disk_read: Option<f64>,
     pub client: Option<&'a Timeline>,
     pub server: Option<&'a Timeline>,
     /// When the judged runs went on, in the timelines' seconds; empty: the whole timelines.
@@ -207,16 +215,39 @@ pub fn judge(e: &Evidence) -> Verdict {
             _ => "no server metrics (no serve agent)".into(),
         },
     };
+    let disk_ceiling = if e.writes { e.disk_write } else { e.disk_read };
     let server_disk = Layer {
         layer: "server-disk",
-        ceiling: None,
+        ceiling: disk_ceiling,
         utilisation: disk,
-        note: match disk {
-            Some(d) => format!(
-                "busiest server disk had I/O in flight {:.0} % of the time",
-                d * 100.0
-            ),
-            None => "no server metrics (no serve agent)".into(),
+        note: match (disk, disk_ceiling) {
+            (Some(d), ceiling) => {
+                let busy = format!(
+                    "busiest server disk had I/O in flight {:.0} % of the time",
+                    d * 100.0
+                );
+                match ceiling {
+                    Some(c) if e.rate > c * FROM_MEMORY => format!(
+                        "{busy}; {} at {:.1}× the disk's own {} ({}): served from the server's \
+                         memory, not its disk",
+                        e.test,
+                        e.rate / c,
+                        if e.writes { "writes" } else { "reads" },
+                        mb(c)
+                    ),
+                    Some(c) => format!(
+                        "{busy}; the disk's own {} reach {}",
+                        if e.writes {
+                            "durable writes"
+                        } else {
+                            "uncached reads"
+                        },
+                        mb(c)
+                    ),
+                    None => busy,
+                }
+            }
+            (None, _) => "no server metrics (no serve agent)".into(),
         },
     };
     let client_cpu = Layer {
@@ -236,18 +267,34 @@ pub fn judge(e: &Evidence) -> Verdict {
             _ => "no client metrics".into(),
         },
     };
+    // the protocol against raw TCP and against FTP on the same server, the classic yardstick
+    let ftp = if e.writes {
+        e.ftp_upload
+    } else {
+        e.ftp_download
+    };
+    let ftp_share = ftp.map(|ftp| e.rate / ftp);
+    let lowest_share = [share, ftp_share].into_iter().flatten().reduce(f64::min);
     let protocol = Layer {
         layer: "protocol",
-        ceiling: tcp,
-        utilisation: share,
-        note: match share {
-            Some(share) if share < PROTOCOL_SHARE => format!(
-                "{:.0} % of raw TCP is below the 70 % a well-tuned server reaches: tune the \
-                 protocol server",
-                share * 100.0
-            ),
-            Some(share) => format!("{:.0} % of raw TCP", share * 100.0),
-            None => "no raw TCP baseline to compare with".into(),
+        ceiling: ftp.or(tcp),
+        utilisation: ftp_share.or(share),
+        note: {
+            let mut against: Vec<String> = Vec::new();
+            if let Some(share) = share {
+                against.push(format!("{:.0} % of raw TCP", share * 100.0));
+            }
+            if let (Some(ftp), Some(ftp_share)) = (ftp, ftp_share) {
+                against.push(format!("{:.0} % of FTP ({})", ftp_share * 100.0, mb(ftp)));
+            }
+            match lowest_share {
+                None => "no raw TCP or FTP baseline to compare with".into(),
+                Some(lowest) if lowest < PROTOCOL_SHARE => format!(
+                    "{} is below the 70 % a well-tuned server reaches: tune the protocol server",
+                    against.join(" and ")
+                ),
+                Some(_) => against.join(" and "),
+            }
         },
     };
 
@@ -271,7 +318,7 @@ pub fn judge(e: &Evidence) -> Verdict {
             layer.layer,
             format!("{} at {}{joint} {}", e.test, mb(e.rate), layer.note),
         )
-    } else if share.is_some_and(|s| s < PROTOCOL_SHARE) {
+    } else if lowest_share.is_some_and(|s| s < PROTOCOL_SHARE) {
         (
             "protocol",
             format!("{} at {}: {}", e.test, mb(e.rate), protocol.note),
@@ -293,11 +340,6 @@ pub fn judge(e: &Evidence) -> Verdict {
         evidence,
         table: vec![server_disk, server_cpu, network, protocol, client_cpu],
     }
-}
-
-/// The median of a baseline's counted runs, for [`Evidence`].
-pub fn median_rate(rates: &[f64]) -> Option<f64> {
-    (!rates.is_empty()).then(|| median(rates))
 }
 
 #[cfg(test)]
@@ -341,6 +383,10 @@ mod tests {
             workers: 1,
             tcp_upload: Some(12e6),
             tcp_download: Some(12e6),
+            disk_write: Some(5e6),
+            disk_read: Some(200e6),
+            ftp_upload: None,
+            ftp_download: None,
             client: Some(client),
             server: Some(server),
             windows: &[],
@@ -452,9 +498,36 @@ mod tests {
     fn a_busy_disk_and_a_slow_idle_protocol_are_told_apart() {
         let client = timeline(0.8, None, 0.0);
         let disk_bound = timeline(0.7, Some(("smbd", 0.3)), 0.95);
-        assert_eq!(
-            judge(&evidence(6e6, &client, &disk_bound)).layer,
-            "server-disk"
+        let v = judge(&evidence(6e6, &client, &disk_bound));
+        assert_eq!(v.layer, "server-disk");
+        assert_eq!(v.table[0].ceiling, Some(200e6));
+        assert!(
+            v.evidence.contains("uncached reads reach 200.0 MB/s"),
+            "{}",
+            v.evidence
+        );
+        let writes = Evidence {
+            test: "write",
+            writes: true,
+            ..evidence(7e6, &client, &disk_bound)
+        };
+        let v = judge(&writes);
+        assert!(
+            v.evidence.contains(
+                "write at 1.4× the disk's own writes (5.0 MB/s): served from the server's memory"
+            ),
+            "{}",
+            v.evidence
+        );
+        let writes = Evidence {
+            test: "write",
+            writes: true,
+            rate: 5.5e6,
+            ..evidence(6e6, &client, &disk_bound)
+        };
+        assert!(
+            !judge(&writes).evidence.contains("memory"),
+            "1.1× is within the noise"
         );
         let idle = timeline(0.7, Some(("smbd", 0.3)), 0.2);
         let v = judge(&evidence(6e6, &client, &idle));
@@ -465,6 +538,38 @@ mod tests {
             fine.layer, "unknown",
             "75 % of TCP: below the network, above the rule"
         );
+    }
+
+    #[test]
+    fn a_protocol_well_below_ftp_on_the_same_server_wants_tuning() {
+        let client = timeline(0.8, None, 0.0);
+        let idle = timeline(0.7, Some(("smbd", 0.3)), 0.2);
+        // 75 % of raw TCP and 82 % of FTP: nothing to tune
+        let e = Evidence {
+            ftp_download: Some(11e6),
+            ..evidence(9e6, &client, &idle)
+        };
+        let v = judge(&e);
+        assert_eq!(v.layer, "unknown", "{}", v.evidence);
+        let slow = Evidence {
+            ftp_download: Some(11e6),
+            ..evidence(5.5e6, &client, &idle)
+        };
+        let v = judge(&slow);
+        assert_eq!(v.layer, "protocol", "{}", v.evidence);
+        assert!(
+            v.evidence
+                .contains("46 % of raw TCP and 50 % of FTP (11.0 MB/s) is below the 70 %"),
+            "{}",
+            v.evidence
+        );
+        assert_eq!(v.table[3].ceiling, Some(11e6));
+        let no_tcp = Evidence {
+            tcp_download: None,
+            ftp_download: Some(11e6),
+            ..evidence(5.5e6, &client, &idle)
+        };
+        assert_eq!(judge(&no_tcp).layer, "protocol", "FTP alone is enough");
     }
 
     #[test]

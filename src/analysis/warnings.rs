@@ -9,6 +9,8 @@ use std::collections::BTreeMap;
 
 /// Workers that start further apart than this share of a run did not run together.
 const SKEW_LIMIT: f64 = 0.05;
+/// A test this much faster than the server's own disk did not wait for that disk.
+const BEYOND_THE_DISK: f64 = 1.2;
 
 /// How the runs met the page cache.
 #[derive(Debug, Clone)]
@@ -179,6 +181,62 @@ pub fn unsupported(tests: &[TestKind], protocol: &str) -> Vec<Warning> {
         .collect()
 }
 
+/// Tests of a network target that ran faster than the server's disk can (its serve agent's
+/// baseline, durable writes and uncached reads, bytes/s): that speed came from the server's
+/// memory, which no warning about RAM sizes can say as surely.
+pub fn beyond_the_servers_disk(
+    tests: &[TestResult],
+    disk_write: Option<f64>,
+    disk_read: Option<f64>,
+) -> Vec<Warning> {
+    let mut fastest: BTreeMap<TestKind, (f64, f64)> = BTreeMap::new();
+    for result in tests.iter().filter(|t| !t.key.test.is_metadata()) {
+        let disk = if result.key.test.writes() {
+            disk_write
+        } else {
+            disk_read
+        };
+        let (Some(disk), Some(summary)) = (disk, &result.summary) else {
+            continue;
+        };
+        if summary.median > disk * BEYOND_THE_DISK {
+            let best = fastest.entry(result.key.test).or_insert((0.0, disk));
+            if summary.median > best.0 {
+                *best = (summary.median, disk);
+            }
+        }
+    }
+    fastest
+        .into_iter()
+        .map(|(test, (rate, disk))| {
+            let (what, remedy) = if test.writes() {
+                (
+                    "durable writes",
+                    "the server acknowledged data still in its page cache; use --fsync to count \
+                     the flush",
+                )
+            } else {
+                (
+                    "uncached reads",
+                    "the server answered from its page cache; use a file larger than its RAM to \
+                     measure its storage",
+                )
+            };
+            Warning {
+                kind: "cache".into(),
+                test: Some(test),
+                message: format!(
+                    "{test} reached {:.1} MB/s, {:.1}× the server disk's own {what} ({:.1} MB/s): \
+                     {remedy}",
+                    rate / 1e6,
+                    rate / disk,
+                    disk / 1e6
+                ),
+            }
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -246,6 +304,40 @@ mod tests {
             found[0].message
         );
         assert!(!found[0].message.contains("client"), "{}", found[0].message);
+    }
+
+    #[test]
+    fn tests_faster_than_the_servers_disk_came_from_its_memory() {
+        let tests = [
+            result(TestKind::Read, GIB, &[300e6, 300e6, 300e6], 0.0),
+            result(TestKind::Read, 2 * GIB, &[450e6, 450e6, 450e6], 0.0),
+            result(TestKind::Write, GIB, &[110e6, 110e6, 110e6], 0.0),
+            result(TestKind::Rewrite, GIB, &[130e6, 130e6, 130e6], 0.0),
+        ];
+        let found = beyond_the_servers_disk(&tests, Some(100e6), Some(200e6));
+        let messages: Vec<&str> = found.iter().map(|w| w.message.as_str()).collect();
+        assert_eq!(messages.len(), 2, "{messages:?}");
+        let read = found
+            .iter()
+            .find(|w| w.test == Some(TestKind::Read))
+            .unwrap();
+        assert!(
+            read.message.contains(
+                "read reached 450.0 MB/s, 2.2× the server disk's own uncached reads (200.0 MB/s)"
+            ),
+            "the fastest read is named: {}",
+            read.message
+        );
+        let rewrite = found
+            .iter()
+            .find(|w| w.test == Some(TestKind::Rewrite))
+            .unwrap();
+        assert!(rewrite.message.contains("1.3×") && rewrite.message.contains("--fsync"));
+        assert!(
+            found.iter().all(|w| w.test != Some(TestKind::Write)),
+            "1.1× is within the noise"
+        );
+        assert!(beyond_the_servers_disk(&tests, None, None).is_empty());
     }
 
     #[test]

@@ -1,6 +1,7 @@
-//! Ceilings to measure a file server against: raw TCP to a serve agent on the server host (and
-//! that agent itself). Local-disk and memory-copy ceilings come next.
+//! Ceilings to measure a file server against, through a serve agent on the server host (and
+//! that agent itself): raw TCP between the hosts, and the server's local disk.
 
+pub mod disk;
 pub mod remote;
 pub mod serve;
 pub mod tcp;

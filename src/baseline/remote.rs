@@ -6,14 +6,17 @@ use super::wire::Mode;
 use crate::monitor::sampler::{Sample, Timeline};
 use std::io::{self, Read};
 use std::net::{Shutdown, TcpStream};
+use std::sync::mpsc::{self, Receiver};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 /// Receives the agent's samples in the background until [`finish`](ServerMetrics::finish).
 pub struct ServerMetrics {
     stream: TcpStream,
-    thread: JoinHandle<Vec<Sample>>,
+    thread: JoinHandle<()>,
+    samples: Receiver<Sample>,
     interval: Duration,
+    origin: Instant,
 }
 
 impl ServerMetrics {
@@ -33,39 +36,60 @@ impl ServerMetrics {
         // the agent talks only between samples; the run may go on for hours
         stream.set_read_timeout(None)?;
         let mut reader = stream.try_clone()?;
-        let thread = std::thread::spawn(move || {
-            let mut samples = Vec::new();
-            loop {
-                let mut len = [0u8; 4];
-                if reader.read_exact(&mut len).is_err() {
-                    return samples;
-                }
-                let mut json = vec![0u8; u32::from_be_bytes(len) as usize];
-                if reader.read_exact(&mut json).is_err() {
-                    return samples;
-                }
-                match serde_json::from_slice::<Sample>(&json) {
-                    Ok(sample) => samples.push(Sample {
-                        t: origin.elapsed().as_secs_f64(),
-                        ..sample
-                    }),
-                    Err(_) => return samples,
-                }
+        let (sender, samples) = mpsc::channel();
+        let thread = std::thread::spawn(move || loop {
+            let mut len = [0u8; 4];
+            if reader.read_exact(&mut len).is_err() {
+                return;
+            }
+            let mut json = vec![0u8; u32::from_be_bytes(len) as usize];
+            if reader.read_exact(&mut json).is_err() {
+                return;
+            }
+            let Ok(sample) = serde_json::from_slice::<Sample>(&json) else {
+                return;
+            };
+            let sample = Sample {
+                t: origin.elapsed().as_secs_f64(),
+                ..sample
+            };
+            if sender.send(sample).is_err() {
+                return;
             }
         });
         Ok(ServerMetrics {
             stream,
             thread,
+            samples,
             interval,
+            origin,
         })
     }
 
-    /// Hangs up and returns what arrived.
+    /// Waits for the sample that covers this moment (a short run may end before the first one
+    /// arrives), then hangs up and returns what arrived.
     pub fn finish(self) -> Timeline {
+        let now = self.origin.elapsed().as_secs_f64();
+        let deadline = Instant::now() + self.interval * 2 + Duration::from_secs(1);
+        let mut samples = Vec::new();
+        while let Some(left) = deadline.checked_duration_since(Instant::now()) {
+            match self.samples.recv_timeout(left) {
+                Ok(sample) => {
+                    let covers = sample.t >= now;
+                    samples.push(sample);
+                    if covers {
+                        break;
+                    }
+                }
+                Err(_) => break,
+            }
+        }
         let _ = self.stream.shutdown(Shutdown::Both);
+        let _ = self.thread.join();
+        samples.extend(self.samples.try_iter());
         Timeline {
             interval_s: self.interval.as_secs_f64(),
-            samples: self.thread.join().unwrap_or_default(),
+            samples,
         }
     }
 }

@@ -3,11 +3,13 @@
 //! without one the agent serves only when it listens on loopback alone, and otherwise refuses
 //! every client with the reason, so an open port never moves data for strangers.
 
+use super::disk;
 use super::wire::{self, Hello, Mode, REFUSED_OTHER, REFUSED_TOKEN, REFUSED_VERSION};
 use crate::monitor::sampler::Rater;
 use crate::target::credentials::Secret;
 use std::io::{self, Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
@@ -22,14 +24,21 @@ const SILENCE: Duration = Duration::from_secs(60);
 pub struct Agent {
     listener: TcpListener,
     token: Option<Secret>,
+    /// Where the disk baseline may write, when the agent was given a directory.
+    disk: Option<Arc<PathBuf>>,
     clients: Arc<AtomicUsize>,
 }
 
 impl Agent {
-    pub fn bind(addr: SocketAddr, token: Option<Secret>) -> io::Result<Agent> {
+    pub fn bind(
+        addr: SocketAddr,
+        token: Option<Secret>,
+        disk: Option<PathBuf>,
+    ) -> io::Result<Agent> {
         Ok(Agent {
             listener: TcpListener::bind(addr)?,
             token,
+            disk: disk.map(Arc::new),
             clients: Arc::new(AtomicUsize::new(0)),
         })
     }
@@ -60,13 +69,14 @@ impl Agent {
                 self.clients.fetch_sub(1, Ordering::AcqRel);
                 continue; // dropped: the client sees the connection close
             }
-            let (token, refuse, clients) = (
+            let (token, refuse, clients, disk) = (
                 self.token.clone(),
                 self.refuses_everyone(),
                 self.clients.clone(),
+                self.disk.clone(),
             );
             std::thread::spawn(move || {
-                let _ = serve_one(stream, token.as_ref(), refuse);
+                let _ = serve_one(stream, token.as_ref(), refuse, disk.as_deref());
                 clients.fetch_sub(1, Ordering::AcqRel);
             });
         }
@@ -74,7 +84,12 @@ impl Agent {
     }
 }
 
-fn serve_one(mut stream: TcpStream, token: Option<&Secret>, refuse: bool) -> io::Result<()> {
+fn serve_one(
+    mut stream: TcpStream,
+    token: Option<&Secret>,
+    refuse: bool,
+    disk: Option<&PathBuf>,
+) -> io::Result<()> {
     stream.set_nonblocking(false)?;
     stream.set_nodelay(true)?;
     stream.set_read_timeout(Some(SILENCE))?;
@@ -103,10 +118,11 @@ fn serve_one(mut stream: TcpStream, token: Option<&Secret>, refuse: bool) -> io:
             return wire::write_reply(&mut stream, REFUSED_TOKEN, text);
         }
     }
-    wire::write_reply(&mut stream, 0, "")?;
-    let mut buf = vec![0u8; CHUNK];
+    let go_ahead = |stream: &mut TcpStream| wire::write_reply(stream, 0, "");
     match hello.mode {
         Mode::Sink => {
+            go_ahead(&mut stream)?;
+            let mut buf = vec![0u8; CHUNK];
             let mut left = hello.bytes;
             while left > 0 {
                 let n = stream.read(&mut buf[..CHUNK.min(left as usize)])?;
@@ -117,8 +133,9 @@ fn serve_one(mut stream: TcpStream, token: Option<&Secret>, refuse: bool) -> io:
             }
             stream.write_all(&hello.bytes.to_be_bytes())
         }
-        Mode::Metrics => stream_metrics(&mut stream, hello.bytes),
         Mode::Source => {
+            go_ahead(&mut stream)?;
+            let buf = vec![0u8; CHUNK];
             let mut left = hello.bytes;
             while left > 0 {
                 let n = CHUNK.min(left as usize);
@@ -126,6 +143,44 @@ fn serve_one(mut stream: TcpStream, token: Option<&Secret>, refuse: bool) -> io:
                 left -= n as u64;
             }
             Ok(())
+        }
+        Mode::Metrics => {
+            go_ahead(&mut stream)?;
+            stream_metrics(&mut stream, hello.bytes)
+        }
+        Mode::Disk => match disk {
+            Some(dir) => {
+                go_ahead(&mut stream)?;
+                measure_disk(&mut stream, dir, hello.bytes)
+            }
+            None => {
+                let text = "the serve agent was started without --disk DIR, so it has no disk \
+                            to measure";
+                wire::write_reply(&mut stream, REFUSED_OTHER, text)
+            }
+        },
+        Mode::Other(n) => {
+            let text = format!(
+                "the serve agent does not know mode {n}; run the same sharebench version on \
+                 both hosts"
+            );
+            wire::write_reply(&mut stream, REFUSED_OTHER, &text)
+        }
+    }
+}
+
+/// Runs the disk baseline in `dir` and answers with its times, or why it failed.
+fn measure_disk(stream: &mut TcpStream, dir: &Path, bytes: u64) -> io::Result<()> {
+    match disk::write_then_read(dir, bytes) {
+        Ok((wrote, read)) => {
+            wire::write_reply(stream, 0, "")?;
+            let mut times = (wrote.as_nanos() as u64).to_be_bytes().to_vec();
+            times.extend_from_slice(&(read.as_nanos() as u64).to_be_bytes());
+            stream.write_all(&times)
+        }
+        Err(e) => {
+            let text = format!("the disk baseline in {} failed: {e}", dir.display());
+            wire::write_reply(stream, REFUSED_OTHER, &text)
         }
     }
 }
@@ -163,11 +218,12 @@ mod tests {
 
     #[test]
     fn only_a_loopback_agent_may_go_without_a_token() {
-        let local = Agent::bind("127.0.0.1:0".parse().unwrap(), None).unwrap();
+        let local = Agent::bind("127.0.0.1:0".parse().unwrap(), None, None).unwrap();
         assert!(!local.refuses_everyone());
-        let open = Agent::bind("0.0.0.0:0".parse().unwrap(), None).unwrap();
+        let open = Agent::bind("0.0.0.0:0".parse().unwrap(), None, None).unwrap();
         assert!(open.refuses_everyone());
-        let guarded = Agent::bind("0.0.0.0:0".parse().unwrap(), Some(Secret::new("t"))).unwrap();
+        let guarded =
+            Agent::bind("0.0.0.0:0".parse().unwrap(), Some(Secret::new("t")), None).unwrap();
         assert!(!guarded.refuses_everyone());
     }
 }

@@ -8,9 +8,13 @@
 //!       mode 2 (source): the agent sends `bytes`
 //!       mode 3 (metrics): every `bytes` milliseconds the agent sends its host's counters as
 //!                        rates, len:u32 then a JSON sample, until the client hangs up
+//!       mode 4 (disk):   the agent writes `bytes` to its disk directory and reads them back,
+//!                        then answers a second reply; status 0 is followed by
+//!                        write_ns:u64 read_ns:u64
 //! ```
 //!
-//! A refusal (status 1: token; 2: version; 3: anything else) carries one sentence and the agent
+//! A refusal (status 1: token; 2: version; 3: anything else, such as a mode the agent does not
+//! know or a disk baseline from an agent given no directory) carries one sentence and the agent
 //! closes the connection. A client that does not start with "SBSV" is dropped without a word.
 
 use std::io::{self, Read, Write};
@@ -28,6 +32,10 @@ pub enum Mode {
     Source,
     /// The agent streams its host's metrics.
     Metrics,
+    /// The agent measures its local disk.
+    Disk,
+    /// A mode this version does not know, kept to be refused by number.
+    Other(u8),
 }
 
 /// The client's opening message.
@@ -54,6 +62,8 @@ impl Hello {
             Mode::Sink => 1,
             Mode::Source => 2,
             Mode::Metrics => 3,
+            Mode::Disk => 4,
+            Mode::Other(n) => n,
         });
         message.extend_from_slice(&self.bytes.to_be_bytes());
         to.write_all(&message)
@@ -75,9 +85,11 @@ impl Hello {
             from.read_exact(&mut tail)?;
         }
         let mode = match tail[0] {
+            1 => Mode::Sink,
             2 => Mode::Source,
             3 => Mode::Metrics,
-            _ => Mode::Sink,
+            4 => Mode::Disk,
+            n => Mode::Other(n),
         };
         Ok(Some(Hello {
             version,
@@ -120,6 +132,21 @@ mod tests {
         hello.write(&mut wire).unwrap();
         assert_eq!(&wire[..4], b"SBSV");
         assert_eq!(Hello::read(&mut wire.as_slice()).unwrap(), Some(hello));
+        for mode in [Mode::Sink, Mode::Metrics, Mode::Disk, Mode::Other(9)] {
+            let mut wire = Vec::new();
+            Hello {
+                mode,
+                ..Hello::read(&mut &b"SBSV\0\x01\0\0\x01\0\0\0\0\0\0\0\0"[..])
+                    .unwrap()
+                    .unwrap()
+            }
+            .write(&mut wire)
+            .unwrap();
+            assert_eq!(
+                Hello::read(&mut wire.as_slice()).unwrap().unwrap().mode,
+                mode
+            );
+        }
         assert_eq!(Hello::read(&mut &b"GET / HTTP/1.1\r\n"[..]).unwrap(), None);
     }
 

@@ -50,6 +50,9 @@ pub enum Command {
 pub enum BaselineCommand {
     /// Raw TCP to a `sharebench serve` agent: one stream, or --streams N at once
     Tcp(TcpArgs),
+    /// The server's local disk, written (with fsync) and read back uncached by its serve agent
+    /// in the directory it was started with (`serve --disk DIR`)
+    Disk(DiskArgs),
 }
 
 #[derive(Args, Debug)]
@@ -57,8 +60,14 @@ pub struct TcpArgs {
     /// The serve agent: HOST or HOST:PORT [default port: 5202]
     pub target: String,
 
-    /// Streams at once, each on its own connection (N clients to one server)
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=256))]
+    /// Streams at once, each from a worker of its own on its own connection, started together
+    /// (N clients to one server)
+    #[arg(
+        long,
+        visible_alias = "workers",
+        default_value_t = 1,
+        value_parser = clap::value_parser!(u64).range(1..=256)
+    )]
     pub streams: u64,
 
     /// Bytes each stream moves in a run
@@ -69,6 +78,26 @@ pub struct TcpArgs {
     #[arg(long)]
     pub reverse: bool,
 
+    #[command(flatten)]
+    pub method: BaselineMethod,
+}
+
+#[derive(Args, Debug)]
+pub struct DiskArgs {
+    /// The serve agent: HOST or HOST:PORT [default port: 5202]
+    pub target: String,
+
+    /// Bytes written and read back in a run
+    #[arg(long, default_value = "1G", value_parser = size)]
+    pub size: u64,
+
+    #[command(flatten)]
+    pub method: BaselineMethod,
+}
+
+/// How a baseline is measured and kept, whichever it is.
+#[derive(Args, Debug)]
+pub struct BaselineMethod {
     /// Uncounted warm-up runs before the counted ones
     #[arg(long, default_value_t = 1)]
     pub warmup: usize,
@@ -91,7 +120,7 @@ pub struct TcpArgs {
     pub token_file: Option<PathBuf>,
 
     /// Seconds the agent may stay silent before a run fails
-    #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, default_value_t = 60, value_parser = clap::value_parser!(u64).range(1..))]
     pub timeout: u64,
 }
 
@@ -105,6 +134,11 @@ pub struct ServeArgs {
     /// the agent serves only if it listens on loopback
     #[arg(long)]
     pub token_file: Option<PathBuf>,
+
+    /// Directory on the server's disk (under the share, say) where clients may measure the disk;
+    /// each measurement writes only in a .sharebench-<id> directory of its own there
+    #[arg(long)]
+    pub disk: Option<PathBuf>,
 }
 
 #[derive(Args, Debug)]
@@ -261,9 +295,9 @@ pub struct MethodArgs {
     #[arg(long, default_value_t = 70, value_parser = clap::value_parser!(u8).range(0..=100))]
     pub read_pct: u8,
 
-    /// The serve agent on the server host, for its metrics and the raw TCP baseline: HOST:PORT,
-    /// or none [default: the target's host, port 5202, when an agent answers there]
-    #[arg(long)]
+    /// The serve agent on the server host, for its metrics and the raw TCP and disk baselines:
+    /// HOST:PORT, or none [default: the target's host, port 5202, when an agent answers there]
+    #[arg(long, env = "SHAREBENCH_SERVE")]
     pub serve: Option<String>,
 
     /// File holding the serve agent's token (must not be readable by others); else
@@ -271,8 +305,13 @@ pub struct MethodArgs {
     #[arg(long)]
     pub token_file: Option<PathBuf>,
 
-    /// Bytes each run of the raw TCP baseline moves [default: what raw TCP moves in about a
-    /// second, found by the warm-up]
+    /// Also measure FTP to this URL (on the same server, say) after the tests, with the judged
+    /// test's sizes: the classic baseline a file-sharing protocol is held against
+    #[arg(long, value_name = "URL")]
+    pub ftp_baseline: Option<String>,
+
+    /// Bytes each run of the raw TCP baseline moves [default: what raw TCP moves in about
+    /// half a second, found by the warm-up]
     #[arg(long, value_parser = size)]
     pub tcp_baseline_size: Option<u64>,
 

@@ -2,6 +2,7 @@
 //! run the engine, hand the results to the reports.
 
 use super::args::{BigdirArgs, MatrixArgs, MethodArgs, RunArgs};
+use super::ftp_baseline;
 use super::server_side;
 use super::targets;
 use super::{Failure, EXIT_INTERRUPTED};
@@ -352,6 +353,9 @@ fn judged_test(tests: &[TestResult]) -> Option<&TestResult> {
         .or_else(|| data().next())
 }
 
+/// Counted runs of each baseline a run measures after its tests (after one warm-up).
+const BASELINE_RUNS: usize = 3;
+
 /// How often the client's counters are sampled during a run.
 const METRICS_INTERVAL: std::time::Duration = std::time::Duration::from_millis(500);
 
@@ -365,6 +369,7 @@ fn session(
     layout: Layout,
 ) -> Result<(), Failure> {
     let info = target.info();
+    let ftp_baseline = ftp_baseline::prepare(method)?;
     let stop = install_stop_signals()?;
     let run_id = new_run_id();
     let started = now();
@@ -411,37 +416,57 @@ fn session(
     let client_metrics = sampler.finish();
     let (mut server_metrics, mut baselines) = (None, Vec::new());
     if let Some(server_side) = server_side {
-        progress.starting("raw TCP baseline to the serve agent".into());
-        let (timeline, measured, warnings) = server_side.finish(3);
+        // an interrupted or failed run ends now, with what it measured
+        let runs = if measured.stop.is_none() {
+            progress
+                .starting("baselines: raw TCP and the server's disk, by its serve agent".into());
+            BASELINE_RUNS
+        } else {
+            0
+        };
+        let (timeline, measured, warnings) = server_side.finish(runs);
         server_metrics = Some(timeline);
         baselines = measured;
         server_warnings.extend(warnings);
     }
+    let judged = judged_test(&measured.tests);
+    if let (Some(ftp), Some(judged), None) = (&ftp_baseline, judged, &measured.stop) {
+        progress.starting("FTP baseline".into());
+        match ftp.measure(&run_id, &judged.key, BASELINE_RUNS, &stop) {
+            Ok(measured) => baselines.extend(measured),
+            Err(warning) => server_warnings.push(warning),
+        }
+    }
     progress.clear();
-    let verdict = judged_test(&measured.tests).map(|test| {
+    let baseline = |kind: &str, direction: &str| {
+        let baseline = baselines
+            .iter()
+            .find(|b| b.kind == kind && b.direction == direction)?;
+        baseline.summary.as_ref().map(|s| s.median)
+    };
+    server_warnings.extend(warnings::beyond_the_servers_disk(
+        &measured.tests,
+        baseline("local_disk", "write"),
+        baseline("local_disk", "read"),
+    ));
+    let verdict = judged.map(|test| {
         let judged: Vec<(f64, f64)> = windows
             .iter()
             .filter(|w| w.key == test.key && !w.warmup)
             .map(|w| (w.from_s, w.to_s))
             .collect();
-        let tcp = |kind: &str| {
-            let baseline = baselines.iter().find(|b| b.kind == kind)?;
-            verdict::median_rate(
-                &baseline
-                    .runs
-                    .iter()
-                    .map(|r| r.bytes_per_s)
-                    .collect::<Vec<_>>(),
-            )
-        };
         verdict::judge(&verdict::Evidence {
             test: test.key.test.name(),
             rate: test.summary.as_ref().map_or(0.0, |s| s.median),
             writes: test.key.test.writes(),
             protocol: &info.protocol,
             workers: test.key.workers,
-            tcp_upload: tcp("tcp_upload"),
-            tcp_download: tcp("tcp_download"),
+            tcp_upload: baseline("tcp", "upload"),
+            tcp_download: baseline("tcp", "download"),
+            disk_write: baseline("local_disk", "write"),
+            disk_read: baseline("local_disk", "read"),
+            ftp_upload: baseline("ftp", "upload"),
+            ftp_download: baseline("ftp", "download"),
             client: Some(&client_metrics),
             server: server_metrics.as_ref(),
             windows: &judged,
@@ -606,10 +631,7 @@ fn terminal_report(document: &Document, method: &MethodArgs, layout: Layout) -> 
         out.push_str(&table.terminal());
     }
     for baseline in &document.baselines {
-        let caption = format!(
-            "baseline: {} to the serve agent",
-            baseline.kind.replace('_', " ")
-        );
+        let caption = format!("baseline: {}", form::baseline_caption(baseline));
         out.push('\n');
         out.push_str(&form::baseline_form(baseline, caption, method.link_speed).terminal());
     }

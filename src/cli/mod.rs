@@ -2,6 +2,7 @@
 
 mod args;
 mod baseline;
+mod ftp_baseline;
 mod lab;
 mod measure;
 mod server_side;

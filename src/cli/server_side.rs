@@ -5,14 +5,15 @@
 use super::args::MethodArgs;
 use super::baseline::token;
 use super::Failure;
+use crate::baseline::disk;
 use crate::baseline::remote::ServerMetrics;
 use crate::baseline::tcp::{self, Settings};
 use crate::baseline::wire::DEFAULT_PORT;
 use crate::monitor::sampler::Timeline;
-use crate::result::{Baseline, Warning};
-use crate::stats::summary::summarise_runs;
+use crate::result::{Baseline, RunRecord, Warning};
 use crate::target::url::Url;
 use crate::target::TargetInfo;
+use std::io;
 use std::net::{SocketAddr, ToSocketAddrs};
 use std::time::{Duration, Instant};
 
@@ -20,10 +21,11 @@ use std::time::{Duration, Instant};
 const INTERVAL: Duration = Duration::from_millis(500);
 /// An agent that does not answer this quickly is taken to be absent.
 const PATIENCE: Duration = Duration::from_secs(3);
-/// The warm-up of a raw TCP baseline sized by itself moves this much …
+/// The warm-up of a baseline that sizes itself moves this much …
 const PROBE: u64 = 16 << 20;
-/// … and its counted runs move what it moved in this long, at most [`LARGEST`].
-const RUN_SECONDS: f64 = 1.0;
+/// … and its counted runs move what the slowest of its kinds moved in this long, at most
+/// [`LARGEST`].
+const RUN_SECONDS: f64 = 0.5;
 const LARGEST: u64 = 8 << 30;
 
 /// The serve agent of a run, once it answered.
@@ -89,55 +91,91 @@ pub fn start(
 }
 
 impl ServerSide {
-    /// Ends the metrics, then measures raw TCP both ways: one warm-up and `runs` counted runs,
-    /// which last about a second each unless the size was given (a fixed size is a blink on a
-    /// fast link, where one scheduling hiccup is the whole measurement, and an age on a slow one).
+    /// Ends the metrics, then measures raw TCP both ways and the server's disk (when the agent
+    /// has a directory for it), each with one warm-up and `runs` counted runs. Runs last about
+    /// half a second each unless the TCP size was given: a fixed size is a blink on a fast link, where
+    /// one scheduling hiccup is the whole measurement, and an age on a slow one.
+    /// With no runs asked for, only the metrics come back.
     pub fn finish(self, runs: usize) -> (Timeline, Vec<Baseline>, Vec<Warning>) {
         let timeline = self.metrics.finish();
         let mut baselines = Vec::new();
         let mut warnings = Vec::new();
-        for reverse in [false, true] {
+        if runs == 0 {
+            return (timeline, baselines, warnings);
+        }
+        let missing = |message: String| Warning {
+            kind: "no_server_side".into(),
+            test: None,
+            message,
+        };
+        let settings = Settings {
+            timeout: Duration::from_secs(60),
+            ..self.settings.clone()
+        };
+        for (reverse, direction) in [(false, "upload"), (true, "download")] {
             let settings = Settings {
                 reverse,
-                timeout: Duration::from_secs(30),
-                ..self.settings.clone()
+                ..settings.clone()
             };
-            let measured = tcp::measure(&settings, 1, true).and_then(|warmup| {
-                let settings = if self.sized {
-                    settings.clone()
-                } else {
-                    let bytes = (warmup.bytes_per_s * RUN_SECONDS) as u64;
-                    Settings {
-                        bytes: bytes.clamp(PROBE, LARGEST),
-                        ..settings.clone()
-                    }
-                };
-                std::iter::once(Ok(warmup))
-                    .chain((1..=runs).map(|n| tcp::measure(&settings, n, false)))
-                    .collect::<Result<Vec<_>, _>>()
+            let measured = sized_runs(&settings, self.sized, runs, |s, n, warmup| {
+                tcp::measure(s, n, warmup).map(|run| vec![run])
             });
             match measured {
-                Ok(all) => {
-                    let mut counted: Vec<_> = all.into_iter().filter(|r| !r.warmup).collect();
-                    let summary = summarise_runs(&mut counted, "bytes/s", |r| r.bytes_per_s);
-                    baselines.push(Baseline {
-                        kind: if reverse {
-                            "tcp_download"
-                        } else {
-                            "tcp_upload"
-                        }
-                        .into(),
-                        runs: counted,
-                        summary,
-                    });
-                }
-                Err(e) => warnings.push(Warning {
-                    kind: "no_server_side".into(),
-                    test: None,
-                    message: format!("the raw TCP baseline to {} failed: {e}", settings.addr),
-                }),
+                Ok(mut kinds) => baselines.push(Baseline::of("tcp", direction, kinds.remove(0))),
+                Err(e) => warnings.push(missing(format!(
+                    "the raw TCP baseline to {} failed: {e}",
+                    settings.addr
+                ))),
             }
+        }
+        let disk = Settings {
+            bytes: PROBE,
+            ..settings.clone()
+        };
+        match sized_runs(&disk, false, runs, |s, n, warmup| {
+            disk::measure(s, n, warmup).map(Vec::from)
+        }) {
+            Ok(kinds) => baselines.extend(
+                ["write", "read"]
+                    .into_iter()
+                    .zip(kinds)
+                    .map(|(direction, runs)| Baseline::of("local_disk", direction, runs)),
+            ),
+            Err(e) => warnings.push(missing(format!(
+                "the server's disk baseline is missing: {e}"
+            ))),
         }
         (timeline, baselines, warnings)
     }
+}
+
+/// One warm-up of `settings.bytes`, then `runs` counted runs of that size when `fixed`, else of
+/// what the warm-up moved in [`RUN_SECONDS`]. `measure` yields one record per baseline kind; the
+/// counted runs come back by kind.
+fn sized_runs(
+    settings: &Settings,
+    fixed: bool,
+    runs: usize,
+    measure: impl Fn(&Settings, usize, bool) -> io::Result<Vec<RunRecord>>,
+) -> io::Result<Vec<Vec<RunRecord>>> {
+    let warmup = measure(settings, 1, true)?;
+    let sized = if fixed {
+        settings.clone()
+    } else {
+        let rate = warmup
+            .iter()
+            .map(|r| r.bytes_per_s)
+            .fold(f64::INFINITY, f64::min);
+        Settings {
+            bytes: ((rate * RUN_SECONDS) as u64).clamp(PROBE, LARGEST),
+            ..settings.clone()
+        }
+    };
+    let mut by_kind = vec![Vec::new(); warmup.len()];
+    for n in 1..=runs {
+        for (kind, run) in by_kind.iter_mut().zip(measure(&sized, n, false)?) {
+            kind.push(run);
+        }
+    }
+    Ok(by_kind)
 }

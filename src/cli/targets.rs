@@ -2,7 +2,7 @@
 
 use super::args::MethodArgs;
 use super::Failure;
-use crate::target::credentials;
+use crate::target::credentials::{self, Secret};
 use crate::target::ftp::FtpTarget;
 use crate::target::local::{LocalEngine, LocalTarget};
 use crate::target::nfs::NfsTarget;
@@ -29,15 +29,7 @@ pub fn open(spec: Option<&str>, method: &MethodArgs) -> Result<Box<dyn Target>, 
     }
     let timeout = Duration::from_secs(method.timeout);
     let target: Box<dyn Target> = match url.scheme.as_str() {
-        "ftp" => {
-            let password =
-                credentials::password(method.password_file.as_deref(), url.password(), &shown)
-                    .map_err(|e| Failure::bad_input(format!("{e}.")))?;
-            Box::new(
-                FtpTarget::connect(url, password, timeout)
-                    .map_err(|e| Failure::bad_input(format!("{shown}: {e}.")))?,
-            )
-        }
+        "ftp" => Box::new(open_ftp(url, method)?.0),
         "nfs" => Box::new(
             NfsTarget::connect(url, timeout)
                 .map_err(|e| Failure::bad_input(format!("{shown}: {e}.")))?,
@@ -91,6 +83,16 @@ pub fn open(spec: Option<&str>, method: &MethodArgs) -> Result<Box<dyn Target>, 
 }
 
 /// Flags that only mean something for a local path.
+/// Connects to an FTP URL; also returns the password, for connecting again later.
+pub fn open_ftp(url: Url, method: &MethodArgs) -> Result<(FtpTarget, Secret), Failure> {
+    let shown = url.redacted();
+    let password = credentials::password(method.password_file.as_deref(), url.password(), &shown)
+        .map_err(|e| Failure::bad_input(format!("{e}.")))?;
+    let target = FtpTarget::connect(url, password.clone(), Duration::from_secs(method.timeout))
+        .map_err(|e| Failure::bad_input(format!("{shown}: {e}.")))?;
+    Ok((target, password))
+}
+
 fn local_only_flags(method: &MethodArgs, scheme: &str) -> Result<(), Failure> {
     let refuse = |flag: &str, why: &str| {
         Err(Failure::bad_input(format!(

@@ -270,7 +270,8 @@ impl Setup {
         );
         // the agent is this very program; the token keeps it to the lab's clients
         let serve = format!(
-            "{header}exec {sharebench} serve --listen {addr}:{port} --token-file {token}\n",
+            "{header}exec {sharebench} serve --listen {addr}:{port} --token-file {token} \
+             --disk {data}\n",
             sharebench = quote(
                 &std::env::current_exe()
                     .map(|p| p.display().to_string())
@@ -279,6 +280,7 @@ impl Setup {
             addr = self.addr,
             port = self.ports.serve,
             token = self.q("secrets/token"),
+            data = self.q("data"),
         );
         vec![
             Server {
@@ -393,6 +395,11 @@ mod tests {
             "{vsftpd}"
         );
         assert!(servers[1].script.contains("-t tmpfs tmpfs /run\n"));
+        assert!(
+            servers[4].script.contains("--disk '/tmp/lab dir/data'\n"),
+            "the agent measures the disk under the shares: {}",
+            servers[4].script
+        );
         assert!(
             !smbd.contains("taskset"),
             "smbd runs anywhere unless pinned"

@@ -55,6 +55,20 @@ pub fn form(result: &TestResult, link_bits: Option<f64>, notes: Vec<String>) -> 
 }
 
 /// The form of a baseline (raw TCP, …), under `caption`.
+/// What a baseline of a run measured.
+pub fn baseline_caption(baseline: &Baseline) -> String {
+    match (baseline.kind.as_str(), baseline.direction.as_str()) {
+        ("tcp", "upload") => "raw TCP to the server's serve agent".into(),
+        ("tcp", "download") => "raw TCP from the server's serve agent".into(),
+        ("local_disk", "write") => {
+            "the server's disk, written with fsync by its serve agent".into()
+        }
+        ("local_disk", "read") => "the server's disk, read back uncached by its serve agent".into(),
+        ("ftp", direction) => format!("FTP {direction} (--ftp-baseline), the judged test's sizes"),
+        (kind, direction) => format!("{} {direction}", kind.replace('_', " ")),
+    }
+}
+
 pub fn baseline_form(baseline: &Baseline, caption: String, link_bits: Option<f64>) -> Table {
     // a stream has no requests, so no request latency
     let (headers, rows) =

@@ -26,14 +26,22 @@ pub fn one_lab() -> MutexGuard<'static, ()> {
 }
 
 /// Runs sharebench in a working directory of its own, removed afterwards, so the journals a run
-/// writes there by default are not left behind.
+/// writes there by default are not left behind. Runs leave the lab's serve agent alone: the
+/// baselines it measures after the tests are the subject of tests/baseline.rs only.
 pub fn sharebench(args: &[&str]) -> Output {
+    sharebench_serve(args, Some("none"))
+}
+
+/// As [`sharebench`], with `SHAREBENCH_SERVE` set to `serve`, or unset to find the agent as a
+/// user's run does.
+pub fn sharebench_serve(args: &[&str], serve: Option<&str>) -> Output {
     let cwd = tempfile::tempdir().unwrap();
-    Command::new(env!("CARGO_BIN_EXE_sharebench"))
-        .args(args)
-        .current_dir(cwd.path())
-        .output()
-        .unwrap()
+    let mut command = Command::new(env!("CARGO_BIN_EXE_sharebench"));
+    match serve {
+        Some(serve) => command.env("SHAREBENCH_SERVE", serve),
+        None => command.env_remove("SHAREBENCH_SERVE"),
+    };
+    command.args(args).current_dir(cwd.path()).output().unwrap()
 }
 
 pub fn text(bytes: &[u8]) -> String {
@@ -153,6 +161,16 @@ impl Lab {
 
 /// Runs this build's sharebench with `args` in the lab's client namespace (through lab exec).
 pub fn sharebench_in_lab(lab: &Lab, args: &[&str]) -> Output {
+    sharebench(&in_lab(lab, args))
+}
+
+/// As [`sharebench_in_lab`], where runs find and use the lab's serve agent.
+pub fn sharebench_in_lab_with_agent(lab: &Lab, args: &[&str]) -> Output {
+    sharebench_serve(&in_lab(lab, args), None)
+}
+
+/// `lab exec` of this build's sharebench with `args`.
+fn in_lab<'a>(lab: &'a Lab, args: &[&'a str]) -> Vec<&'a str> {
     let mut command = vec![
         "lab",
         "exec",
@@ -162,7 +180,7 @@ pub fn sharebench_in_lab(lab: &Lab, args: &[&str]) -> Output {
         env!("CARGO_BIN_EXE_sharebench"),
     ];
     command.extend(args);
-    sharebench(&command)
+    command
 }
 
 /// A lab of its own, up, with its environment; `None` (the test skips) without root. The guard
@@ -311,6 +329,7 @@ pub fn run_until_the_server_dies(
     let out_dir = tempfile::tempdir().unwrap();
     let journal = out_dir.path().join("j.jsonl");
     let child = Command::new(env!("CARGO_BIN_EXE_sharebench"))
+        .env("SHAREBENCH_SERVE", "none")
         .args([
             "lab",
             "exec",
