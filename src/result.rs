@@ -33,6 +33,9 @@ pub struct Document {
     pub warnings: Vec<Warning>,
     /// The bottleneck verdict, once baselines and metrics make one possible.
     pub verdict: Option<serde_json::Value>,
+    /// The sizing model calibrated from these results (`sharebench size --from`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sizing: Option<serde_json::Value>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]

@@ -299,25 +299,9 @@ fn a_run_on_a_shaped_link_carries_the_servers_metrics_and_the_link_rate() {
     let Some((_one, lab, env)) = lab_up(&["--link", "100mbit"]) else {
         return;
     };
-    let dir = tempfile::tempdir().unwrap();
-    let json = dir.path().join("run.json");
-    let out = sharebench_in_lab_with_agent(
-        &lab,
-        &[
-            "run",
-            &env["SHAREBENCH_SMB_URL"],
-            "--tests",
-            "read",
-            "--file-size",
-            "4M",
-            "--runs",
-            "1",
-            "--json",
-            json.to_str().unwrap(),
-        ],
-    );
+    let (out, doc) = smb_read_run(&lab, &env, "4M", "1", &[], true);
     assert!(out.status.success(), "{}", text(&out.stderr));
-    let doc: Value = serde_json::from_str(&fs::read_to_string(&json).unwrap()).unwrap();
+    let doc = doc.unwrap();
     let samples = doc["metrics"]["server"]["samples"].as_array().unwrap();
     assert!(
         !samples.is_empty(),
@@ -346,23 +330,7 @@ fn a_run_on_a_shaped_link_carries_the_servers_metrics_and_the_link_rate() {
     assert_eq!(doc["verdict"]["table"].as_array().unwrap().len(), 5);
     assert!(text(&out.stdout).contains("verdict: network"));
     // without an agent the run still completes, and says what is missing
-    let out = sharebench_in_lab(
-        &lab,
-        &[
-            "run",
-            &env["SHAREBENCH_SMB_URL"],
-            "--tests",
-            "read",
-            "--file-size",
-            "1M",
-            "--runs",
-            "1",
-            "--serve",
-            "127.0.0.1:9",
-            "--json",
-            json.to_str().unwrap(),
-        ],
-    );
+    let (out, _) = smb_read_run(&lab, &env, "1M", "1", &["--serve", "127.0.0.1:9"], false);
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(text(&out.stdout).contains("no serve agent answered"));
 }
@@ -372,28 +340,10 @@ fn an_encrypting_smbd_pinned_to_one_core_is_the_servers_cpu() {
     let Some((_one, lab, env)) = lab_up(&["--smb-cpus", "0", "--smb-encrypt"]) else {
         return;
     };
-    let dir = tempfile::tempdir().unwrap();
-    let json = dir.path().join("run.json");
     // two connections, so core 0 always has work; reads, so the disk stays out of it
-    let out = sharebench_in_lab_with_agent(
-        &lab,
-        &[
-            "run",
-            &env["SHAREBENCH_SMB_URL"],
-            "--tests",
-            "read",
-            "--file-size",
-            "512M",
-            "--workers",
-            "2",
-            "--runs",
-            "3",
-            "--json",
-            json.to_str().unwrap(),
-        ],
-    );
+    let (out, doc) = smb_read_run(&lab, &env, "512M", "3", &["--workers", "2"], true);
     assert!(out.status.success(), "{}", text(&out.stderr));
-    let doc: Value = serde_json::from_str(&fs::read_to_string(&json).unwrap()).unwrap();
+    let doc = doc.unwrap();
     assert_eq!(doc["target"]["parameters"]["encryption"], "AES-128-GCM");
     let verdict = &doc["verdict"];
     assert_eq!(verdict["test"], "read");
@@ -432,27 +382,10 @@ fn a_run_holds_the_protocol_against_ftp_and_the_servers_disk() {
     let Some((_one, lab, env)) = lab_up(&[]) else {
         return;
     };
-    let dir = tempfile::tempdir().unwrap();
-    let json = dir.path().join("run.json");
-    let run = |extra: &[&str]| {
-        let mut args = vec![
-            "run",
-            env["SHAREBENCH_SMB_URL"].as_str(),
-            "--tests",
-            "read",
-            "--file-size",
-            "32M",
-            "--runs",
-            "2",
-            "--json",
-            json.to_str().unwrap(),
-        ];
-        args.extend(extra);
-        sharebench_in_lab_with_agent(&lab, &args)
-    };
-    let out = run(&["--ftp-baseline", &env["SHAREBENCH_FTP_URL"]]);
+    let run = |extra: &[&str]| smb_read_run(&lab, &env, "32M", "2", extra, true);
+    let (out, doc) = run(&["--ftp-baseline", &env["SHAREBENCH_FTP_URL"]]);
     assert!(out.status.success(), "{}", text(&out.stderr));
-    let doc: Value = serde_json::from_str(&fs::read_to_string(&json).unwrap()).unwrap();
+    let doc = doc.unwrap();
     let baselines = doc["baselines"].as_array().unwrap();
     let kinds = kinds(&doc);
     assert_eq!(
@@ -512,7 +445,7 @@ fn a_run_holds_the_protocol_against_ftp_and_the_servers_disk() {
     );
 
     // a baseline that is not FTP, or an FTP server that refuses, stops the run before it starts
-    let out = run(&["--ftp-baseline", &env["SHAREBENCH_NFS_URL"]]);
+    let (out, _) = run(&["--ftp-baseline", &env["SHAREBENCH_NFS_URL"]]);
     assert_eq!(out.status.code(), Some(2));
     assert!(
         text(&out.stderr).contains("takes an ftp:// URL"),
@@ -523,7 +456,7 @@ fn a_run_holds_the_protocol_against_ftp_and_the_servers_disk() {
         "ftp://nobody@{}:{}/",
         env["SHAREBENCH_SERVER_ADDR"], env["SHAREBENCH_FTP_PORT"]
     );
-    let out = run(&["--ftp-baseline", &stranger]);
+    let (out, _) = run(&["--ftp-baseline", &stranger]);
     assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
     assert_eq!(
         text(&out.stderr).lines().count(),

@@ -19,6 +19,8 @@
 //! dilute a saturated transfer.
 
 use crate::monitor::sampler::{CpuShare, Sample, Timeline};
+use crate::result::TestResult;
+use crate::workload::TestKind;
 use serde::Serialize;
 
 const NETWORK_SHARE: f64 = 0.85;
@@ -28,7 +30,7 @@ const PROTOCOL_SHARE: f64 = 0.70;
 const FROM_MEMORY: f64 = 1.2;
 
 /// The serving processes the verdict names (sharebench itself is the client).
-const SERVERS: [&str; 4] = ["smbd", "ganesha.nfsd", "vsftpd", "nfsd"];
+pub const SERVERS: [&str; 4] = ["smbd", "ganesha.nfsd", "vsftpd", "nfsd"];
 /// Those that serve each connection with a process of its own, whose one busy thread caps it at
 /// a core; ganesha.nfsd and nfsd spread a connection's work over threads.
 const ONE_PER_CONNECTION: [&str; 2] = ["smbd", "vsftpd"];
@@ -75,6 +77,19 @@ pub struct Verdict {
     /// One sentence with the numbers.
     pub evidence: String,
     pub table: Vec<Layer>,
+}
+
+/// The test the verdict judges: the first sequential data test measured, else the first data
+/// test.
+pub fn judged_test(tests: &[TestResult]) -> Option<&TestResult> {
+    let data = || {
+        tests
+            .iter()
+            .filter(|t| !t.key.test.is_metadata() && t.summary.is_some())
+    };
+    data()
+        .find(|t| matches!(t.key.test, TestKind::Read | TestKind::Write))
+        .or_else(|| data().next())
 }
 
 /// The 90th percentile of `f` over the samples within `windows`.

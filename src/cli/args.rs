@@ -32,13 +32,17 @@ pub enum Command {
     /// Measure metadata in one directory as it grows: create, stat, list and remove rates at
     /// each size, to show where a big directory starts to crawl.
     Bigdir(BigdirArgs),
-    /// Measure a ceiling to hold a file server against: raw TCP to a serve agent.
+    /// Measure a ceiling to hold a file server against: raw TCP to a serve agent, or the
+    /// server's own disk.
     Baseline {
         #[command(subcommand)]
         command: BaselineCommand,
     },
-    /// Run on the server host: the far end of the TCP baseline.
+    /// Run on the server host: the far end of the baselines and the source of server metrics.
     Serve(ServeArgs),
+    /// Size a server: each component's ceiling, the smallest is the capacity; what-if steps,
+    /// clients it carries, or figures calibrated from a result file.
+    Size(SizeArgs),
     /// Real Samba, NFS-Ganesha and vsftpd in network namespaces, to experiment and to test.
     Lab {
         #[command(subcommand)]
@@ -332,6 +336,111 @@ pub struct MethodArgs {
     /// II oplock) or rw (a read-write-handle lease or exclusive oplock)
     #[arg(long, value_enum, default_value_t = Caching::None, help_heading = "SMB")]
     pub smb_lease: Caching,
+}
+
+#[derive(Args, Debug)]
+pub struct SizeArgs {
+    /// The figures that model names stand for [default: modern, or the --server file's]
+    #[arg(long, value_enum)]
+    pub catalog: Option<crate::analysis::sizing::catalog::Catalog>,
+
+    /// A whole server in TOML (catalog, io_size, read_pct, random, [cpus] [disks] [nics] with
+    /// count, model, rate, ops); flags given as well win
+    #[arg(long, value_name = "FILE")]
+    pub server: Option<PathBuf>,
+
+    /// CPUs: COUNTxMODEL (2xsparc10, 8xcore), MODEL, or a COUNT with --cpu-ops/--cpu-rate
+    #[arg(long, value_name = "SPEC")]
+    pub cpus: Option<String>,
+
+    /// Disks: COUNTxMODEL (6x7200rpm, 4xnvme), MODEL, or a COUNT with --disk-ops/--disk-rate
+    #[arg(long, value_name = "SPEC")]
+    pub disks: Option<String>,
+
+    /// Network cards: COUNTxMODEL (4x10mbit, 2x10gbit), MODEL, or a COUNT with --nic-rate
+    #[arg(long, value_name = "SPEC")]
+    pub nics: Option<String>,
+
+    /// Bytes per second one CPU carries, e.g. 6000KB/s
+    #[arg(long, value_parser = sizing_rate)]
+    pub cpu_rate: Option<f64>,
+
+    /// File-serving operations per second one CPU carries, e.g. 750/s
+    #[arg(long, value_parser = sizing_ops)]
+    pub cpu_ops: Option<f64>,
+
+    /// Bytes per second one disk carries, e.g. 560KB/s
+    #[arg(long, value_parser = sizing_rate)]
+    pub disk_rate: Option<f64>,
+
+    /// Operations per second one disk carries, e.g. 70/s
+    #[arg(long, value_parser = sizing_ops)]
+    pub disk_ops: Option<f64>,
+
+    /// Bytes per second one network card carries, e.g. 1113KB/s or 100mbit
+    #[arg(long, value_parser = sizing_rate)]
+    pub nic_rate: Option<f64>,
+
+    /// Packets or operations per second one network card carries
+    #[arg(long, value_parser = sizing_ops)]
+    pub nic_ops: Option<f64>,
+
+    /// Bytes per operation [default: the catalog's, 8K classic, 64K modern]
+    #[arg(long, value_parser = size)]
+    pub io_size: Option<u64>,
+
+    /// Share of the bytes that are reads [default: 100]
+    #[arg(long, value_parser = clap::value_parser!(u8).range(0..=100))]
+    pub read_pct: Option<u8>,
+
+    /// Random access: disks are held by their random operations
+    #[arg(long, conflicts_with = "sequential")]
+    pub random: bool,
+
+    /// Sequential access (the default): disks are held by their byte rate
+    #[arg(long)]
+    pub sequential: bool,
+
+    /// Changes applied one after another, one table row each: disks+5, nics=4, disks=20,
+    /// nics=2x100mbit
+    #[arg(long, num_args = 1.., value_name = "STEP")]
+    pub what_if: Vec<String>,
+
+    /// Clients the server must carry
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    pub clients: Option<u32>,
+
+    /// What each client asks for: 15KB/s, or transfers per second times a file size, 2.3x12KB
+    #[arg(long, value_parser = sizing_per_client, requires = "clients")]
+    pub per_client: Option<f64>,
+
+    /// A capacity to share among --clients [default: the model's], e.g. 375KB/s
+    #[arg(long, value_parser = sizing_rate, requires = "clients", conflicts_with = "per_client")]
+    pub capacity: Option<f64>,
+
+    /// Build the components from what a sharebench run measured (its result document)
+    #[arg(long, value_name = "RESULTS.json", conflicts_with_all = ["server", "cpus", "disks", "nics"])]
+    pub from: Option<PathBuf>,
+
+    /// Write the sizing as JSON here (with --from: the result document with its sizing added)
+    #[arg(long)]
+    pub json: Option<PathBuf>,
+
+    /// Write the tables as Markdown here
+    #[arg(long)]
+    pub markdown: Option<PathBuf>,
+}
+
+fn sizing_rate(text: &str) -> Result<f64, String> {
+    crate::analysis::sizing::spec::rate(text)
+}
+
+fn sizing_ops(text: &str) -> Result<f64, String> {
+    crate::analysis::sizing::spec::ops(text)
+}
+
+fn sizing_per_client(text: &str) -> Result<f64, String> {
+    crate::analysis::sizing::spec::per_client(text)
 }
 
 /// A list of sizes given as one argument.

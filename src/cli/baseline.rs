@@ -246,6 +246,7 @@ fn measure_baseline(
         metrics: Default::default(),
         warnings: Vec::new(),
         verdict: None,
+        sizing: None,
     };
     if let Some(journal) = journal.as_mut() {
         let _ = journal.append(&json!({"kind": "end", "status": status, "error": failure}));

@@ -340,19 +340,6 @@ impl Observer for Recording<'_> {
     }
 }
 
-/// The test the verdict judges: the first sequential data test measured, else the first data
-/// test.
-fn judged_test(tests: &[TestResult]) -> Option<&TestResult> {
-    let data = || {
-        tests
-            .iter()
-            .filter(|t| !t.key.test.is_metadata() && t.summary.is_some())
-    };
-    data()
-        .find(|t| matches!(t.key.test, TestKind::Read | TestKind::Write))
-        .or_else(|| data().next())
-}
-
 /// Counted runs of each baseline a run measures after its tests (after one warm-up).
 const BASELINE_RUNS: usize = 3;
 
@@ -429,7 +416,7 @@ fn session(
         baselines = measured;
         server_warnings.extend(warnings);
     }
-    let judged = judged_test(&measured.tests);
+    let judged = verdict::judged_test(&measured.tests);
     if let (Some(ftp), Some(judged), None) = (&ftp_baseline, judged, &measured.stop) {
         progress.starting("FTP baseline".into());
         match ftp.measure(&run_id, &judged.key, BASELINE_RUNS, &stop) {
@@ -450,11 +437,7 @@ fn session(
         baseline("local_disk", "read"),
     ));
     let verdict = judged.map(|test| {
-        let judged: Vec<(f64, f64)> = windows
-            .iter()
-            .filter(|w| w.key == test.key && !w.warmup)
-            .map(|w| (w.from_s, w.to_s))
-            .collect();
+        let judged = RunWindow::counted(&windows, &test.key);
         verdict::judge(&verdict::Evidence {
             test: test.key.test.name(),
             rate: test.summary.as_ref().map_or(0.0, |s| s.median),
@@ -530,6 +513,7 @@ fn session(
         baselines,
         metrics,
         verdict: verdict.map(|v| serde_json::to_value(v).expect("a verdict serialises")),
+        sizing: None,
     };
     let ended = journal.append(&json!({
         "kind": "end", "status": status, "error": error, "finished": document.finished,

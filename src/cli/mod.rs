@@ -6,6 +6,7 @@ mod ftp_baseline;
 mod lab;
 mod measure;
 mod server_side;
+mod size;
 mod targets;
 
 use args::{Cli, Command};
@@ -73,6 +74,7 @@ pub fn main() -> i32 {
         Command::Lab { command } => lab::run(command),
         Command::Baseline { command } => baseline::run(command),
         Command::Serve(args) => baseline::serve(args),
+        Command::Size(args) => size::run(args),
     };
     match outcome {
         Ok(()) => 0,

@@ -59,7 +59,9 @@ pub struct Snapshot {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Serving {
     pub name: String,
-    /// Clock ticks of CPU used (user + system, all threads).
+    /// Clock ticks of CPU used (user + system, all threads), with those of the children it has
+    /// reaped: smbd and vsftpd fork a process per connection, which may live less than a
+    /// sampling interval and is only ever seen in its parent's account.
     pub ticks: u64,
     /// The cores it may run on (its affinity); empty when unknown.
     pub cores: Vec<usize>,
@@ -217,14 +219,17 @@ fn serving_ticks() -> BTreeMap<u32, Serving> {
     ticks
 }
 
-/// A /proc/PID/stat line's command name and user + system ticks.
+/// A /proc/PID/stat line's command name and user + system ticks, its reaped children's included.
 pub fn process_ticks(stat: &str) -> Option<(String, u64)> {
     let open = stat.find('(')?;
     let close = stat.rfind(')')?;
     let command = stat.get(open + 1..close)?.to_string();
     let rest: Vec<&str> = stat.get(close + 2..)?.split_whitespace().collect();
-    // after the command: state(0) … utime(11) stime(12)
-    let ticks = rest.get(11)?.parse::<u64>().ok()? + rest.get(12)?.parse::<u64>().ok()?;
+    // after the command: state(0) … utime(11) stime(12) cutime(13) cstime(14)
+    let mut ticks = 0;
+    for field in 11..=14 {
+        ticks += rest.get(field)?.parse::<u64>().ok()?;
+    }
     Some((command, ticks))
 }
 
@@ -311,8 +316,8 @@ mod tests {
 
     #[test]
     fn process_lines_survive_spaces_and_parentheses_in_names() {
-        let stat = "42 (smbd: client) S 1 42 42 0 -1 4194560 1 0 0 0 30 12 0 0 20 0 1 0";
-        assert_eq!(process_ticks(stat), Some(("smbd: client".into(), 42)));
+        let stat = "42 (smbd: client) S 1 42 42 0 -1 4194560 1 0 0 0 30 12 5 3 20 0 1 0";
+        assert_eq!(process_ticks(stat), Some(("smbd: client".into(), 50)));
         assert_eq!(serving_name("smbd: client"), Some("smbd"));
         assert_eq!(serving_name("smbd-notifyd"), Some("smbd"));
         assert_eq!(serving_name("ganesha.nfsd"), Some("ganesha.nfsd"));

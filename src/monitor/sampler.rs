@@ -120,12 +120,26 @@ pub fn rates(a: &Snapshot, b: &Snapshot, seconds: f64, hz: f64, t: f64) -> Sampl
         .collect();
     let mut processes: BTreeMap<String, f64> = BTreeMap::new();
     let mut allowed: BTreeMap<String, BTreeSet<usize>> = BTreeMap::new();
+    let mut ticks: BTreeMap<&str, i64> = BTreeMap::new();
     for (pid, process) in &b.processes {
         // a process that started within the interval counts from zero
         let earlier = a.processes.get(pid).map_or(0, |p| p.ticks);
-        let cores = process.ticks.saturating_sub(earlier) as f64 / hz / seconds;
-        if cores > 0.0 {
-            *processes.entry(process.name.clone()).or_insert(0.0) += cores;
+        *ticks.entry(&process.name).or_default() += process.ticks as i64 - earlier as i64;
+    }
+    // one that ended was counted up to the last snapshot, and its parent's account now holds
+    // its whole life: take off what was counted already
+    for (pid, process) in &a.processes {
+        if !b.processes.contains_key(pid) {
+            *ticks.entry(&process.name).or_default() -= process.ticks as i64;
+        }
+    }
+    for (name, used) in ticks {
+        if used > 0 {
+            processes.insert(name.to_string(), used as f64 / hz / seconds);
+        }
+    }
+    for process in b.processes.values() {
+        if processes.contains_key(&process.name) {
             let allowed = allowed.entry(process.name.clone()).or_default();
             if process.cores.is_empty() {
                 allowed.extend(0..b.cpus.len()); // unknown: anywhere
@@ -251,6 +265,17 @@ pub struct RunWindow {
     pub to_s: f64,
 }
 
+impl RunWindow {
+    /// When the counted runs of the test `key` went on.
+    pub fn counted(windows: &[RunWindow], key: &TestKey) -> Vec<(f64, f64)> {
+        windows
+            .iter()
+            .filter(|w| &w.key == key && !w.warmup)
+            .map(|w| (w.from_s, w.to_s))
+            .collect()
+    }
+}
+
 impl Timeline {
     /// The samples taken within `windows`: those at least half inside one, else (runs shorter
     /// than a sample) those that overlap one at all; every sample when no window is given.
@@ -301,7 +326,7 @@ mod tests {
             cores: cores.to_vec(),
         };
         a.processes.insert(7, smbd(50, &[0]));
-        a.processes.insert(8, smbd(500, &[0])); // ends within the interval
+        a.processes.insert(8, smbd(500, &[0])); // ends within the interval, 520 ticks in all
         let mut b = a.clone();
         b.cpus[0].user += 100; // of 200 ticks in all
         b.cpus[0].softirq += 50;
@@ -324,7 +349,8 @@ mod tests {
             },
         );
         b.processes.remove(&8);
-        b.processes.insert(7, smbd(150, &[0])); // 100 ticks at 100 Hz over 2 s
+        // 100 ticks of its own at 100 Hz over 2 s, and its child's 520 reaped
+        b.processes.insert(7, smbd(150 + 520, &[0]));
         b.processes.insert(9, smbd(100, &[0])); // a new connection's smbd, from zero
         let s = rates(&a, &b, 2.0, 100.0, 7.0);
         assert_eq!(s.t, 7.0);
@@ -335,7 +361,7 @@ mod tests {
         assert_eq!(s.nic["eth0"].tx_packets_per_s, 5.0);
         assert_eq!(s.disk["vda"].busy, 0.25);
         assert_eq!(s.disk["vda"].write_bytes_per_s, 4096.0 * 512.0 / 2.0);
-        assert_eq!(s.processes["smbd"], 1.0);
+        assert_eq!(s.processes["smbd"], 1.1, "100 + 20 + 100 ticks over 2 s");
         assert!(s.confined.is_empty(), "core 0 of one is all cores");
     }
 

@@ -6,4 +6,5 @@ pub mod form;
 pub mod grid;
 pub mod journal;
 pub mod progress;
+pub mod sizing;
 pub mod table;

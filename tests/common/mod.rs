@@ -183,6 +183,43 @@ fn in_lab<'a>(lab: &'a Lab, args: &[&'a str]) -> Vec<&'a str> {
     command
 }
 
+/// Reads a file of `file_size` from the lab's SMB share, `runs` counted runs and `extra`
+/// arguments, finding the lab's serve agent as a user's run does (or not, without `agent`); the
+/// output and the result document, when one was written.
+pub fn smb_read_run(
+    lab: &Lab,
+    env: &HashMap<String, String>,
+    file_size: &str,
+    runs: &str,
+    extra: &[&str],
+    agent: bool,
+) -> (Output, Option<serde_json::Value>) {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("run.json");
+    let mut args = vec![
+        "run",
+        env["SHAREBENCH_SMB_URL"].as_str(),
+        "--tests",
+        "read",
+        "--file-size",
+        file_size,
+        "--runs",
+        runs,
+        "--json",
+        json.to_str().unwrap(),
+    ];
+    args.extend(extra);
+    let out = if agent {
+        sharebench_in_lab_with_agent(lab, &args)
+    } else {
+        sharebench_in_lab(lab, &args)
+    };
+    let doc = fs::read_to_string(&json)
+        .ok()
+        .map(|text| serde_json::from_str(&text).unwrap());
+    (out, doc)
+}
+
 /// A lab of its own, up, with its environment; `None` (the test skips) without root. The guard
 /// keeps other labs of this test binary away until the lab is down (fields drop in reverse order).
 pub fn lab_up(extra: &[&str]) -> Option<(MutexGuard<'static, ()>, Lab, HashMap<String, String>)> {
