@@ -36,6 +36,9 @@ pub struct Document {
     /// The sizing model calibrated from these results (`sharebench size --from`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sizing: Option<serde_json::Value>,
+    /// The tuning advisor's findings on the server's configuration (`--advise-smb-conf`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub advice: Vec<serde_json::Value>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]

@@ -43,6 +43,10 @@ pub enum Command {
     /// Size a server: each component's ceiling, the smallest is the capacity; what-if steps,
     /// clients it carries, or figures calibrated from a result file.
     Size(SizeArgs),
+    /// Judge a server's configuration with the tuning fact base: what to change, what to leave
+    /// alone, what is obsolete, and why (smb.conf, NFS mounts and exports, ganesha, vsftpd,
+    /// sysctl, ethtool, or the running machine)
+    Advise(super::advise::AdviseArgs),
     /// Real Samba, NFS-Ganesha and vsftpd in network namespaces, to experiment and to test.
     Lab {
         #[command(subcommand)]
@@ -313,6 +317,11 @@ pub struct MethodArgs {
     /// test's sizes: the classic baseline a file-sharing protocol is held against
     #[arg(long, value_name = "URL")]
     pub ftp_baseline: Option<String>,
+
+    /// Judge the server's smb.conf with the tuning advisor and put its findings in the result
+    /// (advice[]) and the report, next to what they cost
+    #[arg(long, value_name = "FILE")]
+    pub advise_smb_conf: Option<PathBuf>,
 
     /// Bytes each run of the raw TCP baseline moves [default: what raw TCP moves in about
     /// half a second, found by the warm-up]

@@ -247,6 +247,7 @@ fn measure_baseline(
         warnings: Vec::new(),
         verdict: None,
         sizing: None,
+        advice: Vec::new(),
     };
     if let Some(journal) = journal.as_mut() {
         let _ = journal.append(&json!({"kind": "end", "status": status, "error": failure}));

@@ -6,6 +6,7 @@ use super::ftp_baseline;
 use super::server_side;
 use super::targets;
 use super::{Failure, EXIT_INTERRUPTED};
+use crate::analysis::advisor::{self, read::smb::SmbConf};
 use crate::analysis::verdict;
 use crate::analysis::warnings::{self, warnings, CacheContext};
 use crate::engine::preflight;
@@ -16,7 +17,7 @@ use crate::monitor::sampler::{RunWindow, Sampler};
 use crate::report::form::{self, UNITS_LINE};
 use crate::report::journal::Journal;
 use crate::report::progress::Progress;
-use crate::report::{bigdir, grid, table};
+use crate::report::{self, bigdir, grid, table};
 use crate::result::{Document, RunRecord, TestKey, TestResult, ToolInfo, SCHEMA};
 use crate::target::local::{is_memory_filesystem, LocalEngine};
 use crate::target::{IoSettings, OpenMode, Target, TargetInfo};
@@ -357,6 +358,7 @@ fn session(
 ) -> Result<(), Failure> {
     let info = target.info();
     let ftp_baseline = ftp_baseline::prepare(method)?;
+    let advice = advise_smb_conf(method)?;
     let stop = install_stop_signals()?;
     let run_id = new_run_id();
     let started = now();
@@ -514,6 +516,7 @@ fn session(
         metrics,
         verdict: verdict.map(|v| serde_json::to_value(v).expect("a verdict serialises")),
         sizing: None,
+        advice,
     };
     let ended = journal.append(&json!({
         "kind": "end", "status": status, "error": error, "finished": document.finished,
@@ -545,6 +548,25 @@ fn session(
             })
         }
     }
+}
+
+/// The advisor's findings on `--advise-smb-conf`, as the result document holds them.
+fn advise_smb_conf(method: &MethodArgs) -> Result<Vec<serde_json::Value>, Failure> {
+    let Some(path) = &method.advise_smb_conf else {
+        return Ok(Vec::new());
+    };
+    let text = std::fs::read(path)
+        .map_err(|e| Failure::bad_input(format!("--advise-smb-conf {}: {e}.", path.display())))?;
+    let conf = SmbConf::parse(&path.display().to_string(), &String::from_utf8_lossy(&text));
+    let inputs = advisor::Inputs {
+        samba: Some(conf),
+        ..advisor::Inputs::default()
+    };
+    Ok(advisor::advise(&inputs)
+        .findings
+        .iter()
+        .map(|f| serde_json::to_value(f).expect("a finding serialises"))
+        .collect())
 }
 
 /// Opens a first benchmark file with O_DIRECT, so a filesystem without it (tmpfs) is bad input
@@ -635,6 +657,10 @@ fn terminal_report(document: &Document, method: &MethodArgs, layout: Layout) -> 
                 layer["note"].as_str().unwrap_or("")
             ));
         }
+    }
+    if !document.advice.is_empty() {
+        out.push('\n');
+        out.push_str(&report::advice::summary(&document.advice));
     }
     if !document.warnings.is_empty() {
         out.push_str("\nwarnings:\n");

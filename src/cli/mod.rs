@@ -1,5 +1,6 @@
 //! Argument parsing and command wiring. No measuring logic lives here.
 
+mod advise;
 mod args;
 mod baseline;
 mod ftp_baseline;
@@ -75,6 +76,7 @@ pub fn main() -> i32 {
         Command::Baseline { command } => baseline::run(command),
         Command::Serve(args) => baseline::serve(args),
         Command::Size(args) => size::run(args),
+        Command::Advise(args) => advise::run(args),
     };
     match outcome {
         Ok(()) => 0,

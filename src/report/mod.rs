@@ -1,6 +1,7 @@
 //! Everything a person or a program reads: the measurement form, matrix grids, exports, the
 //! journal and the progress bar. Reports never measure.
 
+pub mod advice;
 pub mod bigdir;
 pub mod form;
 pub mod grid;
