@@ -47,6 +47,9 @@ pub enum Command {
     /// alone, what is obsolete, and why (smb.conf, NFS mounts and exports, ganesha, vsftpd,
     /// sysctl, ethtool, or the running machine)
     Advise(super::advise::AdviseArgs),
+    /// Change one setting, measure again: a whole run for each value (an smb.conf parameter or
+    /// a sysctl on the lab's server, an NFS mount option, a run option), then the comparison
+    Sweep(super::sweep::SweepArgs),
     /// Real Samba, NFS-Ganesha and vsftpd in network namespaces, to experiment and to test.
     Lab {
         #[command(subcommand)]

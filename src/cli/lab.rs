@@ -1,6 +1,7 @@
 //! `sharebench lab …`: arguments and printing; the lab itself lives in crate::lab.
 
 use super::Failure;
+use crate::lab::profiles::SmbProfile;
 use crate::lab::state::LabState;
 use crate::lab::{self, LabError, UpOptions, UpOutcome};
 use crate::units::{self, mbit_per_s};
@@ -57,6 +58,11 @@ pub struct UpArgs {
     /// Pin smbd to these CPUs (taskset's list form, e.g. 0 or 0-1), to make it the limit
     #[arg(long)]
     pub smb_cpus: Option<String>,
+
+    /// smbd's configuration: Samba's defaults, the advisor's recommendations applied, or the
+    /// 1999 guide's "recommended" settings (with a share [badplace] without oplocks)
+    #[arg(long, value_enum, default_value_t = SmbProfile::Untuned)]
+    pub profile: SmbProfile,
 }
 
 /// Samba's name for a dialect ("3.0.2" is SMB3_02).
@@ -185,6 +191,7 @@ fn up(args: UpArgs) -> Result<(), Failure> {
         smb_encrypt: args.smb_encrypt,
         smb_max_protocol: args.smb_max_protocol,
         smb_cpus: args.smb_cpus,
+        smb_profile: args.profile,
     };
     match lab::up(&options).map_err(failure)? {
         UpOutcome::AlreadyUp(state) => {

@@ -8,6 +8,7 @@ mod lab;
 mod measure;
 mod server_side;
 mod size;
+mod sweep;
 mod targets;
 
 use args::{Cli, Command};
@@ -77,6 +78,7 @@ pub fn main() -> i32 {
         Command::Serve(args) => baseline::serve(args),
         Command::Size(args) => size::run(args),
         Command::Advise(args) => advise::run(args),
+        Command::Sweep(args) => sweep::run(args),
     };
     match outcome {
         Ok(()) => 0,

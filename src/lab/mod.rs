@@ -5,11 +5,13 @@
 pub mod network;
 pub mod packages;
 pub mod process;
+pub mod profiles;
 pub mod servers;
 pub mod state;
 
 use crate::units::format_size;
 use process::Started;
+use profiles::SmbProfile;
 use servers::Setup;
 use state::{LabState, Namespaces, Ports, Service};
 use std::fs;
@@ -72,6 +74,7 @@ pub struct UpOptions {
     pub smb_max_protocol: String,
     /// CPUs smbd is pinned to (taskset's list form).
     pub smb_cpus: Option<String>,
+    pub smb_profile: SmbProfile,
 }
 
 pub enum UpOutcome {
@@ -196,6 +199,8 @@ fn new_state(dir: &Path, options: &UpOptions) -> LabState {
         smb_encrypt: options.smb_encrypt,
         smb_max_protocol: options.smb_max_protocol.clone(),
         smb_cpus: options.smb_cpus.clone(),
+        smb_profile: options.smb_profile,
+        smb_settings: Vec::new(),
         services: Vec::new(),
     }
 }
@@ -211,6 +216,8 @@ fn setup_of(state: &LabState) -> Setup {
         smb_encrypt: state.smb_encrypt,
         smb_max_protocol: state.smb_max_protocol.clone(),
         smb_cpus: state.smb_cpus.clone(),
+        smb_profile: state.smb_profile,
+        smb_settings: state.smb_settings.clone(),
     }
 }
 
@@ -468,6 +475,79 @@ pub fn exec(state: &LabState, command: &[String]) -> io::Result<ExitStatus> {
         .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "no command"))?;
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     client_command(state, program, &args).status()
+}
+
+/// Sets smbd [global] parameters over the lab's configuration (replacing those set before;
+/// none restores the profile's) and makes the running smbd read it: new connections, such as
+/// the next run's, get them.
+pub fn set_smb_parameters(dir: &Path, settings: &[(String, String)]) -> Result<(), LabError> {
+    let mut state = running(dir)?;
+    state.smb_settings = settings.to_vec();
+    let conf = state.dir.join("samba/smb.conf");
+    fs::write(&conf, setup_of(&state).smb_conf())
+        .map_err(io_failed(&format!("cannot write {}", conf.display())))?;
+    state
+        .save()
+        .map_err(io_failed("cannot write the lab state"))?;
+    let smbd = state
+        .services
+        .iter()
+        .find(|s| s.name == "smbd" && s.process.is_running())
+        .ok_or_else(|| LabError::failed("the lab's smbd is not running."))?;
+    // SAFETY: kill has no memory preconditions; the pid is the lab's own smbd, checked alive
+    if unsafe { libc::kill(smbd.process.pid, libc::SIGHUP) } != 0 {
+        return Err(LabError::failed(format!(
+            "cannot tell smbd to reload: {}.",
+            io::Error::last_os_error()
+        )));
+    }
+    // smbd reloads from its event loop; give it that turn before the next connection
+    sleep(Duration::from_millis(500));
+    Ok(())
+}
+
+/// Reads a sysctl in the lab's server namespace (network sysctls are per namespace).
+pub fn server_sysctl(state: &LabState, key: &str) -> Result<String, LabError> {
+    let output = server_namespace_command(state, "sysctl", &["-n", key])?
+        .output()
+        .map_err(io_failed("cannot run sysctl"))?;
+    if !output.status.success() {
+        return Err(LabError::input(format!(
+            "{key} is not a sysctl of the lab's server namespace."
+        )));
+    }
+    Ok(String::from_utf8_lossy(&output.stdout).trim().to_string())
+}
+
+/// Sets a sysctl in the lab's server namespace.
+pub fn set_server_sysctl(state: &LabState, key: &str, value: &str) -> Result<(), LabError> {
+    let status =
+        server_namespace_command(state, "sysctl", &["-q", "-w", &format!("{key}={value}")])?
+            .status()
+            .map_err(io_failed("cannot run sysctl"))?;
+    if !status.success() {
+        return Err(LabError::input(format!(
+            "{key} cannot be set to \"{value}\" in the lab's server namespace."
+        )));
+    }
+    Ok(())
+}
+
+fn server_namespace_command(
+    state: &LabState,
+    program: &str,
+    args: &[&str],
+) -> Result<Command, LabError> {
+    let (Some(ns), Some(ip)) = (&state.netns, packages::find("ip")) else {
+        return Err(LabError::input(
+            "sysctls are per network namespace; a lab with --no-netns shares the host's.",
+        ));
+    };
+    let mut command = Command::new(ip);
+    command
+        .args(["netns", "exec", &ns.server, program])
+        .args(args);
+    Ok(command)
 }
 
 /// `KEY=VALUE` pairs a shell or a test can use to reach the lab.

@@ -6,6 +6,7 @@
 //! lab user exists only inside the lab.
 
 use super::packages::{self, GANESHA_PLUGINS};
+use super::profiles::SmbProfile;
 use super::state::Ports;
 use std::path::{Path, PathBuf};
 
@@ -24,6 +25,10 @@ pub struct Setup {
     pub smb_max_protocol: String,
     /// CPUs smbd may run on (taskset's list form), or all.
     pub smb_cpus: Option<String>,
+    /// What smbd's configuration adds to the lab's own (`lab up --profile`).
+    pub smb_profile: SmbProfile,
+    /// [global] parameters set last, overriding everything above (a sweep's current point).
+    pub smb_settings: Vec<(String, String)>,
 }
 
 /// A server: its name, the port clients use, and its start script.
@@ -110,11 +115,11 @@ impl Setup {
              \x20 server smb encrypt = {encrypt}\n\
              \x20 map to guest = Bad User\n\
              \x20 guest account = {user}\n\
-             \n\
+             {profile}{settings}\n\
              [bench]\n\
              \x20 path = {data}\n\
              \x20 read only = no\n\
-             \x20 guest ok = yes\n",
+             \x20 guest ok = yes\n{share}{extra}",
             addr = self.addr,
             port = self.ports.smb,
             lock = self.path("samba/lock"),
@@ -134,6 +139,31 @@ impl Setup {
             },
             user = self.user,
             data = self.path("data"),
+            profile = lines(
+                &format!("# profile {}", self.smb_profile.name()),
+                &self
+                    .smb_profile
+                    .global(self.smb_signing == "mandatory" || self.smb_encrypt),
+            ),
+            settings = lines(
+                "# set by sharebench sweep",
+                &self
+                    .smb_settings
+                    .iter()
+                    .map(|(k, v)| (k.as_str(), v.as_str()))
+                    .collect::<Vec<_>>(),
+            ),
+            share = lines("", &self.smb_profile.share()),
+            extra = self
+                .smb_profile
+                .extra_shares()
+                .into_iter()
+                .map(|(name, own)| format!(
+                    "\n[{name}]\n  path = {}\n  read only = no\n  guest ok = yes\n{}",
+                    self.path("data"),
+                    lines("", &own)
+                ))
+                .collect::<String>(),
         )
     }
 
@@ -323,6 +353,22 @@ fn program(name: &str) -> String {
 }
 
 /// Single-quotes `text` for a POSIX shell.
+/// smb.conf lines, under a comment when there are any.
+fn lines(comment: &str, pairs: &[(&str, &str)]) -> String {
+    if pairs.is_empty() {
+        return String::new();
+    }
+    let mut text = if comment.is_empty() {
+        String::new()
+    } else {
+        format!("  {comment}\n")
+    };
+    for (key, value) in pairs {
+        text.push_str(&format!("  {key} = {value}\n"));
+    }
+    text
+}
+
 pub fn quote(text: &str) -> String {
     format!("'{}'", text.replace('\'', "'\\''"))
 }
@@ -342,6 +388,8 @@ mod tests {
             smb_encrypt: true,
             smb_max_protocol: "SMB3_02".into(),
             smb_cpus: None,
+            smb_profile: SmbProfile::Untuned,
+            smb_settings: Vec::new(),
         }
     }
 

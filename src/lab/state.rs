@@ -2,6 +2,7 @@
 //! and `down` find exactly what `up` made.
 
 use super::process::Started;
+use super::profiles::SmbProfile;
 use serde::{Deserialize, Serialize};
 use std::io;
 use std::path::{Path, PathBuf};
@@ -26,6 +27,11 @@ pub struct LabState {
     pub smb_max_protocol: String,
     #[serde(default)]
     pub smb_cpus: Option<String>,
+    #[serde(default)]
+    pub smb_profile: SmbProfile,
+    /// [global] parameters a sweep set over the profile.
+    #[serde(default)]
+    pub smb_settings: Vec<(String, String)>,
     pub services: Vec<Service>,
 }
 

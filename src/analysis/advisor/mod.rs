@@ -305,7 +305,10 @@ mod tests {
             .filter(|id| !tests.contains(&format!("assert_rule(\n            \"{id}\"")))
             .filter(|id| !tests.contains(&format!("assert_rule(\"{id}\"")))
             .collect();
-        assert!(untested.is_empty(), "rules without a both-ways test: {untested:?}");
+        assert!(
+            untested.is_empty(),
+            "rules without a both-ways test: {untested:?}"
+        );
     }
 
     #[test]

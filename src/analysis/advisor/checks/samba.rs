@@ -259,7 +259,8 @@ fn s08(inputs: &Inputs) -> Vec<Hit> {
     hits.extend(choices_where(
         inputs,
         &["smb ports"],
-        |v| !v.split_whitespace().any(|p| p == "445"),
+        // 139 is NetBIOS; any other port (445, or a test port) is direct SMB
+        |v| v.split_whitespace().all(|p| p == "139"),
         |_, p| {
             format!(
                 "smb ports = {}: NetBIOS only, requests capped at 64 KiB",

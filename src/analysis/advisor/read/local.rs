@@ -40,6 +40,15 @@ impl Process {
         None
     }
 
+    /// vsftpd's configuration file: its one argument that is not an option.
+    fn vsftpd_conf(&self) -> Option<&str> {
+        self.args
+            .iter()
+            .skip(1)
+            .find(|a| !a.starts_with('-'))
+            .map(String::as_str)
+    }
+
     /// The hard limit on open files.
     fn open_file_limit(&self) -> Option<u64> {
         let limits = fs::read_to_string(format!("/proc/{}/limits", self.pid)).ok()?;
@@ -96,28 +105,52 @@ pub fn gather(inputs: &mut Inputs) {
     host(inputs);
 }
 
-fn samba(inputs: &mut Inputs) {
-    let smbds = processes("smbd");
-    let (conf_path, process) = match smbds.first() {
-        Some(p) => {
-            let conf = p
-                .option("-s", "--configfile")
-                .unwrap_or("/etc/samba/smb.conf")
-                .to_string();
-            (conf, Some(p))
+/// The configuration a server runs with: that of the oldest running process whose file can be
+/// read (a process of a server being stopped may name a file already gone), else the default
+/// file when it exists.
+struct ServerConf<'a> {
+    process: Option<&'a Process>,
+    path: String,
+    text: String,
+}
+
+fn server_conf<'a>(
+    running: &'a [Process],
+    conf_of: impl Fn(&Process) -> Option<&str>,
+    default: &str,
+) -> Option<ServerConf<'a>> {
+    for process in running {
+        let path = conf_of(process).unwrap_or(default).to_string();
+        if let Some(text) = read(&process.path(&path)) {
+            return Some(ServerConf {
+                process: Some(process),
+                path,
+                text,
+            });
         }
-        None => ("/etc/samba/smb.conf".to_string(), None),
-    };
-    let file = process.map_or_else(|| PathBuf::from(&conf_path), |p| p.path(&conf_path));
-    let Some(text) = read(&file) else {
+    }
+    read(Path::new(default)).map(|text| ServerConf {
+        process: None,
+        path: default.to_string(),
+        text,
+    })
+}
+
+fn samba(inputs: &mut Inputs) {
+    const DEFAULT: &str = "/etc/samba/smb.conf";
+    let smbds = processes("smbd");
+    let config_option = |p: &Process| p.option("-s", "--configfile").map(str::to_string);
+    let Some(found) = server_conf(&smbds, |p| p.option("-s", "--configfile"), DEFAULT) else {
         inputs
             .skipped
-            .push(format!("Samba: no smbd running and no {conf_path}"));
+            .push(format!("Samba: no smbd running and no {DEFAULT}"));
         return;
     };
-    let conf = SmbConf::parse(&conf_path, &text);
-    for other in smbds.iter().filter_map(|p| p.option("-s", "--configfile")) {
-        if other != conf_path && !inputs.skipped.iter().any(|s| s.contains(other)) {
+    let (process, conf_path) = (found.process, found.path.clone());
+    let conf = SmbConf::parse(&conf_path, &found.text);
+    for other in smbds.iter().filter_map(config_option) {
+        let readable = smbds.iter().any(|p| read(&p.path(&other)).is_some());
+        if other != conf_path && readable && !inputs.skipped.iter().any(|s| s.contains(&other)) {
             inputs.skipped.push(format!(
                 "Samba: another smbd runs with {other}; judge it with --smb-conf {other}"
             ));
@@ -249,60 +282,51 @@ fn nfs_readahead(point: &str) -> Option<u64> {
 }
 
 fn ganesha(inputs: &mut Inputs) {
+    const DEFAULT: &str = "/etc/ganesha/ganesha.conf";
     let running = processes("ganesha.nfsd");
-    let process = running.first();
-    let conf_path = process
-        .and_then(|p| p.option("-f", "--config"))
-        .unwrap_or("/etc/ganesha/ganesha.conf")
-        .to_string();
-    let file = process.map_or_else(|| PathBuf::from(&conf_path), |p| p.path(&conf_path));
-    if let Some(limit) = process.and_then(Process::open_file_limit) {
-        inputs
-            .host
-            .open_file_limits
-            .push(("ganesha.nfsd".into(), limit));
-    }
-    match read(&file) {
-        Some(text) => {
-            let conf = ganesha::parse(&conf_path, &text);
+    match server_conf(&running, |p| p.option("-f", "--config"), DEFAULT) {
+        Some(found) => {
+            if let Some(limit) = found.process.and_then(Process::open_file_limit) {
+                inputs
+                    .host
+                    .open_file_limits
+                    .push(("ganesha.nfsd".into(), limit));
+            }
+            let conf = ganesha::parse(&found.path, &found.text);
             inputs.read.push(format!(
-                "ganesha.conf: {conf_path}{}",
-                running_or_not(process)
+                "ganesha.conf: {}{}",
+                found.path,
+                running_or_not(found.process)
             ));
             inputs.notes.extend(conf.notes.iter().cloned());
             inputs.ganesha = Some(conf);
         }
         None => inputs.skipped.push(format!(
-            "NFS-Ganesha: no ganesha.nfsd running and no {conf_path}"
+            "NFS-Ganesha: no ganesha.nfsd running and no {DEFAULT}"
         )),
     }
 }
 
 fn ftp(inputs: &mut Inputs) {
+    const DEFAULT: &str = "/etc/vsftpd.conf";
     let running = processes("vsftpd");
-    let process = running.first();
-    // vsftpd takes its configuration file as its one argument that is not an option
-    let conf_path = process
-        .and_then(|p| p.args.iter().skip(1).find(|a| !a.starts_with('-')))
-        .map_or("/etc/vsftpd.conf", String::as_str)
-        .to_string();
-    let file = process.map_or_else(|| PathBuf::from(&conf_path), |p| p.path(&conf_path));
-    if let Some(limit) = process.and_then(Process::open_file_limit) {
-        inputs.host.open_file_limits.push(("vsftpd".into(), limit));
-    }
-    match read(&file) {
-        Some(text) => {
-            let conf = keyvalue::parse_vsftpd(&conf_path, &text);
+    match server_conf(&running, Process::vsftpd_conf, DEFAULT) {
+        Some(found) => {
+            if let Some(limit) = found.process.and_then(Process::open_file_limit) {
+                inputs.host.open_file_limits.push(("vsftpd".into(), limit));
+            }
+            let conf = keyvalue::parse_vsftpd(&found.path, &found.text);
             inputs.read.push(format!(
-                "vsftpd.conf: {conf_path}{}",
-                running_or_not(process)
+                "vsftpd.conf: {}{}",
+                found.path,
+                running_or_not(found.process)
             ));
             inputs.notes.extend(conf.notes.iter().cloned());
             inputs.vsftpd = Some(conf);
         }
         None => inputs
             .skipped
-            .push(format!("vsftpd: none running and no {conf_path}")),
+            .push(format!("vsftpd: none running and no {DEFAULT}")),
     }
     match read(Path::new("/etc/proftpd/proftpd.conf")) {
         Some(text) => {
