@@ -409,6 +409,45 @@ mod tests {
         );
     }
 
+    /// The words of a command line, double quotes grouping.
+    fn words(line: &str) -> Vec<String> {
+        let mut words = vec![String::new()];
+        let mut quoted = false;
+        for c in line.chars() {
+            match c {
+                '"' => quoted = !quoted,
+                ' ' if !quoted => words.push(String::new()),
+                c => words.last_mut().unwrap().push(c),
+            }
+        }
+        words.retain(|w| !w.is_empty());
+        words
+    }
+
+    #[test]
+    fn every_sweep_line_the_advisor_prints_is_a_valid_command() {
+        use crate::analysis::advisor::rules;
+        use clap::Parser;
+        let lines: Vec<&String> = rules().iter().filter_map(|r| r.sweep.as_ref()).collect();
+        assert!(lines.len() >= 10);
+        for line in lines {
+            let line = line.replace("{nfs}", "nfs://filer/export?version=3");
+            let parsed = super::super::args::Cli::try_parse_from(words(&line));
+            assert!(parsed.is_ok(), "{line}: {}", parsed.unwrap_err());
+            let Ok(super::super::args::Cli {
+                command: super::super::args::Command::Sweep(sweep),
+                ..
+            }) = parsed
+            else {
+                panic!("{line} is not a sweep");
+            };
+            assert!(
+                sweep.lab || sweep.run.target.is_some(),
+                "{line} names what it sweeps"
+            );
+        }
+    }
+
     #[test]
     fn nfs_options_go_into_the_url() {
         let v = Vary::parse("nfs:rsize=65536,1048576").unwrap();
