@@ -1,6 +1,7 @@
 //! The NFS client's rules (N01–N10), judged on mount options, and knfsd's (K01–K05), judged on
 //! exports, nfs.conf, the running nfsd and the sysctls around it.
 
+use super::super::read::exports::Client;
 use super::super::read::mounts::Mount;
 use super::super::read::{boolean, number};
 use super::super::{Hit, Inputs, Severity};
@@ -167,40 +168,31 @@ fn k01(inputs: &Inputs) -> Vec<Hit> {
     hits
 }
 
-fn k02(inputs: &Inputs) -> Vec<Hit> {
+/// A hit for every export and client whose options make `bad` true.
+fn exports_where(inputs: &Inputs, bad: impl Fn(&Client) -> bool, what: &str) -> Vec<Hit> {
     inputs
         .exports
         .iter()
         .flat_map(|e| {
             e.clients
                 .iter()
-                .filter(|c| c.has("async") && c.read_write())
-                .map(move |c| {
-                    Hit::at(
-                        &e.at,
-                        format!("{} exported async and rw to {}", e.path, c.host),
-                    )
-                })
+                .filter(|c| bad(c))
+                .map(|c| Hit::at(&e.at, format!("{} exported {what} to {}", e.path, c.host)))
+                .collect::<Vec<_>>()
         })
         .collect()
 }
 
+fn k02(inputs: &Inputs) -> Vec<Hit> {
+    exports_where(inputs, |c| c.has("async") && c.read_write(), "async and rw")
+}
+
 fn k03(inputs: &Inputs) -> Vec<Hit> {
-    inputs
-        .exports
-        .iter()
-        .flat_map(|e| {
-            e.clients
-                .iter()
-                .filter(|c| c.has("no_wdelay") && !c.has("async"))
-                .map(move |c| {
-                    Hit::at(
-                        &e.at,
-                        format!("{} exported no_wdelay to {}", e.path, c.host),
-                    )
-                })
-        })
-        .collect()
+    exports_where(
+        inputs,
+        |c| c.has("no_wdelay") && !c.has("async"),
+        "no_wdelay",
+    )
 }
 
 fn k04(inputs: &Inputs) -> Vec<Hit> {

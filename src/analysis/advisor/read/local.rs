@@ -81,14 +81,6 @@ fn processes(name: &str) -> Vec<Process> {
     found
 }
 
-/// Says when the configuration read belongs to a server that is not running.
-fn running_or_not(process: Option<&Process>) -> &'static str {
-    match process {
-        Some(_) => "",
-        None => " (its server is not running)",
-    }
-}
-
 /// Reads a file for the advisor; the name shown is the path as the server knows it.
 fn read(path: &Path) -> Option<String> {
     fs::read_to_string(path).ok()
@@ -112,6 +104,20 @@ struct ServerConf<'a> {
     process: Option<&'a Process>,
     path: String,
     text: String,
+}
+
+impl ServerConf<'_> {
+    /// Notes the file as read and the daemon's open-file limit as a host fact.
+    fn record(&self, inputs: &mut Inputs, daemon: &str, what: &str) {
+        if let Some(limit) = self.process.and_then(Process::open_file_limit) {
+            inputs.host.open_file_limits.push((daemon.into(), limit));
+        }
+        let running = match self.process {
+            Some(_) => "",
+            None => " (its server is not running)",
+        };
+        inputs.read.push(format!("{what}: {}{running}", self.path));
+    }
 }
 
 fn server_conf<'a>(
@@ -156,9 +162,7 @@ fn samba(inputs: &mut Inputs) {
             ));
         }
     }
-    inputs
-        .read
-        .push(format!("smb.conf: {conf_path}{}", running_or_not(process)));
+    found.record(inputs, "smbd", "smb.conf");
     if inputs.samba_version.is_none() {
         let program = process
             .and_then(|p| fs::read_link(format!("/proc/{}/exe", p.pid)).ok())
@@ -192,9 +196,6 @@ fn samba(inputs: &mut Inputs) {
         if let Some(fs) = filesystem_of(&path.value) {
             inputs.host.share_filesystems.push((share.name.clone(), fs));
         }
-    }
-    if let Some(limit) = process.and_then(Process::open_file_limit) {
-        inputs.host.open_file_limits.push(("smbd".into(), limit));
     }
     inputs.notes.extend(conf.notes.iter().cloned());
     inputs.samba = Some(conf);
@@ -286,18 +287,8 @@ fn ganesha(inputs: &mut Inputs) {
     let running = processes("ganesha.nfsd");
     match server_conf(&running, |p| p.option("-f", "--config"), DEFAULT) {
         Some(found) => {
-            if let Some(limit) = found.process.and_then(Process::open_file_limit) {
-                inputs
-                    .host
-                    .open_file_limits
-                    .push(("ganesha.nfsd".into(), limit));
-            }
+            found.record(inputs, "ganesha.nfsd", "ganesha.conf");
             let conf = ganesha::parse(&found.path, &found.text);
-            inputs.read.push(format!(
-                "ganesha.conf: {}{}",
-                found.path,
-                running_or_not(found.process)
-            ));
             inputs.notes.extend(conf.notes.iter().cloned());
             inputs.ganesha = Some(conf);
         }
@@ -312,15 +303,8 @@ fn ftp(inputs: &mut Inputs) {
     let running = processes("vsftpd");
     match server_conf(&running, Process::vsftpd_conf, DEFAULT) {
         Some(found) => {
-            if let Some(limit) = found.process.and_then(Process::open_file_limit) {
-                inputs.host.open_file_limits.push(("vsftpd".into(), limit));
-            }
+            found.record(inputs, "vsftpd", "vsftpd.conf");
             let conf = keyvalue::parse_vsftpd(&found.path, &found.text);
-            inputs.read.push(format!(
-                "vsftpd.conf: {}{}",
-                found.path,
-                running_or_not(found.process)
-            ));
             inputs.notes.extend(conf.notes.iter().cloned());
             inputs.vsftpd = Some(conf);
         }
