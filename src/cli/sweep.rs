@@ -144,9 +144,10 @@ pub fn run(args: SweepArgs) -> Result<(), Failure> {
         .skip(1)
         .collect();
     let common = passed_through(&raw, args.run.target.as_deref());
+    let restore = Restore::capture(vary, lab_state.as_ref())?;
     let stop = install_stop_signals()?;
     let id = new_run_id();
-    let scratch = std::env::temp_dir().join(format!("sharebench-sweep-{id}"));
+    let scratch = std::env::temp_dir().join(format!(".sharebench-{id}"));
     std::fs::create_dir_all(&scratch)
         .map_err(|e| Failure::failed(format!("cannot create {}: {e}.", scratch.display())))?;
     let journals = args
@@ -158,7 +159,6 @@ pub fn run(args: SweepArgs) -> Result<(), Failure> {
         .map(Path::to_path_buf)
         .unwrap_or_default();
 
-    let restore = Restore::capture(vary, lab_state.as_ref())?;
     let mut points: Vec<(String, Document)> = Vec::new();
     let mut failure = None;
     for (n, value) in vary.values.iter().enumerate() {
