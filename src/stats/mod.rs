@@ -1,5 +1,6 @@
 //! Samples in, summaries out. Knows nothing of protocols, files or terminals.
 
+pub mod compare;
 pub mod outliers;
 pub mod summary;
 
