@@ -121,13 +121,13 @@ pub fn mann_whitney(a: &[f64], b: &[f64]) -> Option<(f64, f64)> {
 /// with each U, counted by the recurrence f(n1, n2, u) = f(n1 − 1, n2, u − n2) + f(n1, n2 − 1, u).
 fn exact_p(u: f64, n1: usize, n2: usize) -> f64 {
     let max = n1 * n2;
-    // counts[i][j][u] built up for i ≤ n1, j ≤ n2 with a rolling table over i
+    // table[i][j][u]: arrangements of i values of A and j of B with U = u
     let mut table = vec![vec![vec![0f64; max + 1]; n2 + 1]; n1 + 1];
     for row in table.iter_mut() {
         row[0][0] = 1.0;
     }
-    for j in 0..=n2 {
-        table[0][j][0] = 1.0;
+    for cell in table[0].iter_mut() {
+        cell[0] = 1.0;
     }
     for i in 1..=n1 {
         for j in 1..=n2 {
