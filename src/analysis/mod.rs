@@ -2,6 +2,7 @@
 //! the sizing model, and the tuning advisor.
 
 pub mod advisor;
+pub mod compare;
 pub mod sizing;
 pub mod verdict;
 pub mod warnings;

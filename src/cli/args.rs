@@ -50,6 +50,9 @@ pub enum Command {
     /// Change one setting, measure again: a whole run for each value (an smb.conf parameter or
     /// a sysctl on the lab's server, an NFS mount option, a run option), then the comparison
     Sweep(super::sweep::SweepArgs),
+    /// Compare two result documents cell by cell: B/A with its 95 % interval, a significance
+    /// test on the recorded runs, a verdict, and where one side wins
+    Compare(super::compare::CompareArgs),
     /// Real Samba, NFS-Ganesha and vsftpd in network namespaces, to experiment and to test.
     Lab {
         #[command(subcommand)]

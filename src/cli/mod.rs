@@ -3,6 +3,7 @@
 mod advise;
 mod args;
 mod baseline;
+mod compare;
 mod ftp_baseline;
 mod lab;
 mod measure;
@@ -53,6 +54,23 @@ impl Failure {
     }
 }
 
+/// A result document, typed and as it was; anything else is bad input in one sentence.
+fn read_results(
+    path: &std::path::Path,
+) -> Result<(crate::result::Document, serde_json::Value), Failure> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| Failure::bad_input(format!("cannot read {}: {e}.", path.display())))?;
+    let not_results = |e: serde_json::Error| {
+        Failure::bad_input(format!(
+            "{} is not a sharebench result document: {e}.",
+            path.display()
+        ))
+    };
+    let value: serde_json::Value = serde_json::from_str(&text).map_err(not_results)?;
+    let document = serde_json::from_value(value.clone()).map_err(not_results)?;
+    Ok((document, value))
+}
+
 /// Runs the command line and returns the process exit code.
 pub fn main() -> i32 {
     let cli = match Cli::try_parse() {
@@ -79,6 +97,7 @@ pub fn main() -> i32 {
         Command::Size(args) => size::run(args),
         Command::Advise(args) => advise::run(args),
         Command::Sweep(args) => sweep::run(args),
+        Command::Compare(args) => compare::run(args),
     };
     match outcome {
         Ok(()) => 0,

@@ -8,14 +8,13 @@ use crate::analysis::sizing::catalog::Catalog;
 use crate::analysis::sizing::spec::{self, Change, Figures, ServerFile};
 use crate::analysis::sizing::{progression, Clients, Kind, Server, Sizing, Workload};
 use crate::report::sizing::tables;
-use crate::result::Document;
 use std::path::Path;
 
 pub fn run(args: SizeArgs) -> Result<(), Failure> {
     let bad = |e: String| Failure::bad_input(format!("{e}."));
     let (mut sizing, results) = match &args.from {
         Some(path) => {
-            let (document, value) = read_results(path)?;
+            let (document, value) = super::read_results(path)?;
             let calibration = calibrate::from_document(&document)
                 .map_err(|e| bad(format!("{}: {e}", path.display())))?;
             let sizing = Sizing {
@@ -87,21 +86,6 @@ pub fn run(args: SizeArgs) -> Result<(), Failure> {
 fn write(path: &Path, text: String) -> Result<(), Failure> {
     std::fs::write(path, text)
         .map_err(|e| Failure::failed(format!("cannot write {}: {e}.", path.display())))
-}
-
-/// The result document, typed for the model and as it was, to add the sizing to.
-fn read_results(path: &Path) -> Result<(Document, serde_json::Value), Failure> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| Failure::bad_input(format!("cannot read {}: {e}.", path.display())))?;
-    let not_results = |e: serde_json::Error| {
-        Failure::bad_input(format!(
-            "{} is not a sharebench result document: {e}.",
-            path.display()
-        ))
-    };
-    let value: serde_json::Value = serde_json::from_str(&text).map_err(not_results)?;
-    let document = serde_json::from_value(value.clone()).map_err(not_results)?;
-    Ok((document, value))
 }
 
 /// The server from a TOML file and the flags (flags win), with its workload.

@@ -3,6 +3,7 @@
 
 pub mod advice;
 pub mod bigdir;
+pub mod compare;
 pub mod form;
 pub mod grid;
 pub mod journal;
