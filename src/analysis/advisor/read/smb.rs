@@ -305,7 +305,7 @@ impl SmbConf {
                     .iter()
                     .filter(|(k, _)| k.starts_with(&written_key))
                     .map(|(_, (name, _))| *name)
-                    .min_by_key(|name| name.len())
+                    .min_by_key(|name| (name.len(), *name))
                     .map(|name| format!(" (did you mean \"{name}\"?)"))
                     .unwrap_or_default();
                 let message =
