@@ -419,11 +419,32 @@ fn a_run_holds_the_protocol_against_ftp_and_the_servers_disk() {
         "{}",
         note("protocol")
     );
+    // the disk's own uncached reads are the yardstick; whether the share beat them by more
+    // than 1.2× (then the server's memory served it) depends on how fast this disk is today
+    let disk = table.iter().find(|l| l["layer"] == "server-disk").unwrap();
+    let ceiling = disk["ceiling"]
+        .as_f64()
+        .expect("the disk baseline is the ceiling");
+    let disk_note = note("server-disk");
     assert!(
-        note("server-disk").contains("uncached reads"),
-        "{}",
-        note("server-disk")
+        disk_note.contains(&format!("{:.1} MB/s", ceiling / 1e6)),
+        "{disk_note}"
     );
+    let judged = doc["tests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["test"] == doc["verdict"]["test"])
+        .expect("the judged test is in the document");
+    let rate = judged["summary"]["median"].as_f64().unwrap();
+    if rate > ceiling * 1.2 {
+        assert!(
+            disk_note.contains("served from the server's memory"),
+            "{disk_note}"
+        );
+    } else {
+        assert!(disk_note.contains("uncached reads reach"), "{disk_note}");
+    }
     let stdout = text(&out.stdout);
     assert!(stdout.contains("baseline: FTP download"), "{stdout}");
     // 32 MiB read again and again fits any server's page cache: the run says so
