@@ -53,6 +53,9 @@ pub enum Command {
     /// Compare two result documents cell by cell: B/A with its 95 % interval, a significance
     /// test on the recorded runs, a verdict, and where one side wins
     Compare(super::compare::CompareArgs),
+    /// One self-contained HTML report of result documents: the verdict and warnings, the
+    /// measurement forms, throughput, heatmap, run, latency and metric charts (--png: PNGs too)
+    Report(super::report::ReportArgs),
     /// Real Samba, NFS-Ganesha and vsftpd in network namespaces, to experiment and to test.
     Lab {
         #[command(subcommand)]

@@ -29,6 +29,14 @@ pub struct CompareArgs {
     /// Write the comparison as JSON (every cell with its runs, test and verdict)
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
+
+    /// Write the comparison as a self-contained HTML page with the ratio heatmap
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+
+    /// Also write every chart of the HTML page as a PNG file into this directory
+    #[arg(long, value_name = "DIR", requires = "output")]
+    pub png: Option<PathBuf>,
 }
 
 fn alpha(text: &str) -> Result<f64, String> {
@@ -74,6 +82,14 @@ pub fn run(args: CompareArgs) -> Result<(), Failure> {
     if let Some(path) = &args.json {
         let text = serde_json::to_string_pretty(&comparison).expect("a comparison serialises");
         write(path, text + "\n")?;
+    }
+    if let Some(path) = &args.output {
+        let names = (
+            super::report::file_name(&args.a),
+            super::report::file_name(&args.b),
+        );
+        let page = report::html::compare::page((&names.0, &a), (&names.1, &b), &comparison);
+        super::report::write_page(&page, path, args.png.as_deref())?;
     }
     Ok(())
 }

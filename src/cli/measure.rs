@@ -18,7 +18,7 @@ use crate::report::form::{self, UNITS_LINE};
 use crate::report::journal::Journal;
 use crate::report::progress::Progress;
 use crate::report::{self, bigdir, grid, table};
-use crate::result::{Document, RunRecord, TestKey, TestResult, ToolInfo, SCHEMA};
+use crate::result::{Document, RunRecord, TestKey, ToolInfo, SCHEMA};
 use crate::target::local::{is_memory_filesystem, LocalEngine};
 use crate::target::{IoSettings, OpenMode, Target, TargetInfo};
 use crate::units::format_size;
@@ -709,25 +709,10 @@ fn forms(document: &Document, method: &MethodArgs) -> Vec<table::Table> {
         .tests
         .iter()
         .map(|result| {
-            let notes = notes_for(result, document);
+            let notes = form::notes(result, document);
             form::form(result, method.link_speed, notes)
         })
         .collect()
-}
-
-fn notes_for(result: &TestResult, document: &Document) -> Vec<String> {
-    let mut notes = Vec::new();
-    if result.cache_test {
-        notes.push("cache test: measures the page cache by design".to_string());
-    }
-    let tainted = document
-        .warnings
-        .iter()
-        .any(|w| w.kind == "cache" && w.test == Some(result.key.test));
-    if tainted {
-        notes.push("cache: the page cache may have served this test (see warnings)".into());
-    }
-    notes
 }
 
 fn write_outputs(document: &Document, method: &MethodArgs, layout: Layout) -> Result<(), Failure> {

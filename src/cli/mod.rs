@@ -7,6 +7,7 @@ mod compare;
 mod ftp_baseline;
 mod lab;
 mod measure;
+mod report;
 mod server_side;
 mod size;
 mod sweep;
@@ -98,6 +99,7 @@ pub fn main() -> i32 {
         Command::Advise(args) => advise::run(args),
         Command::Sweep(args) => sweep::run(args),
         Command::Compare(args) => compare::run(args),
+        Command::Report(args) => report::run(args),
     };
     match outcome {
         Ok(()) => 0,

@@ -2,7 +2,7 @@
 //! average and the deviation, the way admins have recorded benchmarks for decades.
 
 use super::table::Table;
-use crate::result::{Baseline, RunRecord, TestResult};
+use crate::result::{Baseline, Document, RunRecord, TestResult};
 use crate::stats::outliers::median;
 use crate::stats::summary::Summary;
 use crate::units::{format_size, mb_per_s, mbit_per_s};
@@ -54,7 +54,23 @@ pub fn form(result: &TestResult, link_bits: Option<f64>, notes: Vec<String>) -> 
     }
 }
 
-/// The form of a baseline (raw TCP, …), under `caption`.
+/// What a reader must know beside a test's form: it measures the cache by design, or the
+/// cache may have served it.
+pub fn notes(result: &TestResult, document: &Document) -> Vec<String> {
+    let mut notes = Vec::new();
+    if result.cache_test {
+        notes.push("cache test: measures the page cache by design".to_string());
+    }
+    let tainted = document
+        .warnings
+        .iter()
+        .any(|w| w.kind == "cache" && w.test == Some(result.key.test));
+    if tainted {
+        notes.push("cache: the page cache may have served this test (see warnings)".into());
+    }
+    notes
+}
+
 /// What a baseline of a run measured.
 pub fn baseline_caption(baseline: &Baseline) -> String {
     match (baseline.kind.as_str(), baseline.direction.as_str()) {
@@ -69,6 +85,7 @@ pub fn baseline_caption(baseline: &Baseline) -> String {
     }
 }
 
+/// The form of a baseline (raw TCP, …), under `caption`.
 pub fn baseline_form(baseline: &Baseline, caption: String, link_bits: Option<f64>) -> Table {
     // a stream has no requests, so no request latency
     let (headers, rows) =
@@ -161,6 +178,59 @@ fn runs_and_summary(
     (headers.into_iter().map(String::from).collect(), rows)
 }
 
+/// The cells of one test in one table, a row per cell with every counted run's MB/s and the
+/// summary: the forms of a grid too large for a form per cell (a full iozone matrix has 1638).
+pub fn condensed(results: &[&TestResult]) -> Table {
+    let runs = results
+        .iter()
+        .map(|r| r.runs.iter().filter(|run| !run.warmup).count())
+        .max()
+        .unwrap_or(0);
+    let mut headers: Vec<String> = ["file", "record", "workers"].map(String::from).to_vec();
+    headers.extend((1..=runs).map(|n| format!("run {n}")));
+    headers.extend(["average", "deviation", "CV %", "95 % CI", "median"].map(String::from));
+    let mb = |rate: f64| format!("{:.1}", mb_per_s(rate));
+    let rows = results
+        .iter()
+        .map(|result| {
+            let key = &result.key;
+            let mut row = vec![
+                format_size(key.file_size),
+                format_size(key.record_size),
+                key.workers.to_string(),
+            ];
+            let counted: Vec<&RunRecord> = result.runs.iter().filter(|r| !r.warmup).collect();
+            row.extend((0..runs).map(|i| match counted.get(i) {
+                Some(run) if run.outlier => format!("{}*", mb(run.bytes_per_s)),
+                Some(run) => mb(run.bytes_per_s),
+                None => String::new(),
+            }));
+            match &result.summary {
+                Some(s) => row.extend([
+                    mb(s.mean),
+                    mb(s.stddev),
+                    format!("{:.1}", s.cv * 100.0),
+                    s.ci95
+                        .map_or(String::new(), |[lo, hi]| format!("{} – {}", mb(lo), mb(hi))),
+                    mb(s.median),
+                ]),
+                None => row.extend(std::iter::repeat_n(String::new(), 5)),
+            }
+            row
+        })
+        .collect();
+    let test = results
+        .first()
+        .map_or(String::new(), |r| r.key.test.to_string());
+    Table {
+        caption: format!("{test} · MB/s of every counted run, one row per cell"),
+        key: vec![("test".into(), test)],
+        headers,
+        rows,
+        notes: vec!["* an outlier, left out of the valid mean".into()],
+    }
+}
+
 /// With several workers: the slowest, median and fastest worker, each by its median over runs,
 /// so one straggler behind a good aggregate shows.
 fn per_worker(result: &TestResult) -> Option<String> {
@@ -217,6 +287,17 @@ mod tests {
         }
     }
 
+    /// Four runs near 100 MB/s and one at 40, an outlier.
+    fn five_runs() -> Vec<RunRecord> {
+        vec![
+            run(1, 100.0),
+            run(2, 101.0),
+            run(3, 99.0),
+            run(4, 100.0),
+            run(5, 40.0),
+        ]
+    }
+
     #[test]
     fn the_form_shows_runs_average_deviation_and_outliers() {
         let key = TestKey {
@@ -227,16 +308,7 @@ mod tests {
             direct: false,
             entries: None,
         };
-        let result = summarise(
-            key,
-            vec![
-                run(1, 100.0),
-                run(2, 101.0),
-                run(3, 99.0),
-                run(4, 100.0),
-                run(5, 40.0),
-            ],
-        );
+        let result = summarise(key, five_runs());
         let table = form(&result, Some(1e9), vec![]);
         assert_eq!(
             table.caption,
@@ -259,6 +331,32 @@ mod tests {
             table.notes.is_empty(),
             "one worker needs no per-worker line"
         );
+    }
+
+    #[test]
+    fn a_condensed_form_has_a_row_per_cell_with_every_counted_run() {
+        let key = |record_size| TestKey {
+            test: TestKind::Read,
+            file_size: 1 << 30,
+            record_size,
+            workers: 1,
+            direct: false,
+            entries: None,
+        };
+        let a = summarise(key(4096), five_runs());
+        let b = summarise(key(1 << 20), vec![run(1, 200.0), run(2, 200.0)]);
+        let table = condensed(&[&a, &b]);
+        assert_eq!(
+            table.caption,
+            "read · MB/s of every counted run, one row per cell"
+        );
+        assert_eq!(table.headers.len(), 3 + 5 + 5, "five counted runs at most");
+        assert_eq!(
+            table.rows[0][..9],
+            ["1 GiB", "4 KiB", "1", "100.0", "101.0", "99.0", "100.0", "40.0*", "88.0"]
+        );
+        assert_eq!(table.rows[1][3..9], ["200.0", "200.0", "", "", "", "200.0"]);
+        assert_eq!(table.rows[1][12], "200.0", "the median");
     }
 
     #[test]

@@ -83,6 +83,40 @@ impl Table {
     }
 }
 
+impl Table {
+    /// An HTML table: the caption above, notes below; the page's style aligns the numbers.
+    pub fn html(&self) -> String {
+        use super::svg::escape;
+        let mut out = format!(
+            "<table><caption>{}</caption><thead><tr>",
+            escape(&self.caption)
+        );
+        // a remark past the last header gets an empty header of its own
+        let widest = self.rows.iter().map(Vec::len).max().unwrap_or(0);
+        for i in 0..self.headers.len().max(widest) {
+            let header = self.headers.get(i).map_or("", String::as_str);
+            write!(out, "<th>{}</th>", escape(header)).unwrap();
+        }
+        out.push_str("</tr></thead><tbody>");
+        for row in &self.rows {
+            out.push_str("<tr>");
+            for cell in row {
+                write!(out, "<td>{}</td>", escape(cell)).unwrap();
+            }
+            out.push_str("</tr>");
+        }
+        out.push_str("</tbody></table>");
+        if !self.notes.is_empty() {
+            out.push_str("<ul class=\"notes\">");
+            for note in &self.notes {
+                write!(out, "<li>{}</li>", escape(note)).unwrap();
+            }
+            out.push_str("</ul>");
+        }
+        out
+    }
+}
+
 /// Many tables with the same columns as one CSV sheet, each row led by its table's key columns.
 pub fn csv(tables: &[Table]) -> String {
     let Some(first) = tables.first() else {
