@@ -514,3 +514,46 @@ fn bad_input_is_refused_in_one_sentence_and_nothing_is_written() {
         text(&out.stderr)
     );
 }
+
+#[test]
+fn a_bigdir_report_shows_rates_by_directory_size() {
+    let dir = tempfile::tempdir().unwrap();
+    let work = dir.path().join("work");
+    fs::create_dir_all(&work).unwrap();
+    let json = dir.path().join("bigdir.json");
+    let out = sharebench(&[
+        "bigdir",
+        work.to_str().unwrap(),
+        "--count",
+        "200",
+        "--step",
+        "100",
+        "--runs",
+        "2",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let html = dir.path().join("bigdir.html");
+    let out = sharebench(&[
+        "report",
+        json.to_str().unwrap(),
+        "-o",
+        html.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let page = fs::read_to_string(&html).unwrap();
+    assert_eq!(
+        page.matches("bigdir · metadata rates by directory size")
+            .count(),
+        1
+    );
+    let ids = charts(&page);
+    for test in ["create", "stat", "list", "remove"] {
+        assert!(ids.contains(&format!("r1-runs-{test}")), "{ids:?}");
+    }
+    assert!(!ids
+        .iter()
+        .any(|id| id.contains("throughput") || id.contains("heatmap")));
+    assert!(page.contains(">entries in the directory<") && page.contains(">200 entries<"));
+}

@@ -87,10 +87,13 @@ fn heatmaps(comparison: &Comparison, reach: f64) -> Vec<Chart> {
     tests
         .iter()
         .map(|(test, cells)| {
+            // smallest files (or directories) on top, as in the iozone grid
+            let mut cells = cells.clone();
+            cells.sort_by_key(|c| (c.key.entries.unwrap_or(c.key.file_size), c.key.workers));
             let chart = heatmap(
                 &format!("{test}: B/A by file size and record size"),
                 "file size",
-                cells,
+                &cells,
                 row_label,
                 reach,
             );
@@ -131,15 +134,9 @@ fn heatmap(
     row: fn(&Cell) -> String,
     reach: f64,
 ) -> Heatmap {
-    // rows in the order of their first cell sorted by size; columns by record size
-    let mut ordered: Vec<&&Cell> = cells.iter().collect();
-    ordered.sort_by_key(|c| (c.key.entries.unwrap_or(c.key.file_size), c.key.workers));
+    // rows in the order their first cell comes; columns by record size
     let mut rows: Vec<String> = Vec::new();
-    for cell in if y_label == "test" {
-        cells.iter().collect()
-    } else {
-        ordered
-    } {
+    for cell in cells {
         let label = row(cell);
         if !rows.contains(&label) {
             rows.push(label);

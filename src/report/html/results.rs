@@ -203,12 +203,11 @@ fn forms(page: &mut Builder, doc: &Document) {
     page.heading("Measurement forms");
     let tests = by_test(&doc.tests);
     let crowded = doc.tests.len() > OPEN_FORMS;
-    for (test, cells) in &tests {
-        if test.is_metadata() {
-            let owned: Vec<TestResult> = cells.iter().map(|c| (*c).clone()).collect();
-            page.table(&bigdir::table(&owned));
-            continue;
-        }
+    // the metadata tests share one table of rates by directory size
+    if doc.tests.iter().any(|t| t.key.test.is_metadata()) {
+        page.table(&bigdir::table(&doc.tests));
+    }
+    for (test, cells) in tests.iter().filter(|(test, _)| !test.is_metadata()) {
         if crowded {
             // a form per cell would weigh megabytes for a full matrix: one row per cell
             let summary = format!("{test}: every run of its {} cells", cells.len());
@@ -505,6 +504,8 @@ fn runs(id: &str, tests: &[(TestKind, Vec<&TestResult>)]) -> Vec<Chart> {
                 title: format!("Every counted run: {what}"),
                 x_label: if single {
                     "test".into()
+                } else if metadata {
+                    "entries in the directory".into()
                 } else {
                     "file size / record size".into()
                 },
