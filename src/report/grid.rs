@@ -8,17 +8,13 @@ use std::collections::BTreeSet;
 
 /// One grid per test, in the order tests first appear.
 pub fn grids(results: &[TestResult]) -> Vec<Table> {
-    let mut tests: Vec<TestKind> = Vec::new();
-    for result in results {
-        if !tests.contains(&result.key.test) {
-            tests.push(result.key.test);
-        }
-    }
-    tests.into_iter().map(|test| grid(results, test)).collect()
+    super::by_test(results, |r| r.key.test)
+        .into_iter()
+        .map(|(test, cells)| grid(&cells, test))
+        .collect()
 }
 
-fn grid(results: &[TestResult], test: TestKind) -> Table {
-    let cells: Vec<&TestResult> = results.iter().filter(|r| r.key.test == test).collect();
+fn grid(cells: &[&TestResult], test: TestKind) -> Table {
     let files: BTreeSet<u64> = cells.iter().map(|r| r.key.file_size).collect();
     let records: BTreeSet<u64> = cells.iter().map(|r| r.key.record_size).collect();
     let headers = std::iter::once("file \\ record".to_string())

@@ -9,7 +9,6 @@ use crate::report::svg::heatmap::{HeatCell, Heatmap, Ramp};
 use crate::report::svg::Chart;
 use crate::result::Document;
 use crate::units::format_size_short;
-use crate::workload::TestKind;
 
 /// The page comparing `a` with `b`, each named by the file it came from.
 pub fn page(a: (&str, &Document), b: (&str, &Document), comparison: &Comparison) -> Page {
@@ -62,13 +61,7 @@ fn reach(comparison: &Comparison) -> f64 {
 /// One heatmap per test (file size down, record size across); when every test has a single
 /// cell, one heatmap with a row per test.
 fn heatmaps(comparison: &Comparison, reach: f64) -> Vec<Chart> {
-    let mut tests: Vec<(TestKind, Vec<&Cell>)> = Vec::new();
-    for cell in &comparison.cells {
-        match tests.iter_mut().find(|(t, _)| *t == cell.key.test) {
-            Some((_, cells)) => cells.push(cell),
-            None => tests.push((cell.key.test, vec![cell])),
-        }
-    }
+    let tests = crate::report::by_test(&comparison.cells, |c| c.key.test);
     if tests.iter().all(|(_, cells)| cells.len() == 1) {
         let cells: Vec<&Cell> = tests.iter().map(|(_, cells)| cells[0]).collect();
         let chart = heatmap(

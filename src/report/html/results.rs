@@ -14,7 +14,7 @@ use crate::report::svg::line::{thin, Band, LineChart, Series};
 use crate::report::svg::{colour, Chart};
 use crate::report::{advice, bigdir, form, table::Table};
 use crate::result::{Document, RunRecord, TestResult};
-use crate::units::{format_size, format_size_short};
+use crate::units::{format_size, format_size_short, mb_per_s};
 use crate::workload::TestKind;
 use std::collections::BTreeSet;
 
@@ -56,13 +56,14 @@ fn section(page: &mut Builder, id: &str, name: &str, doc: &Document) {
             crate::report::svg::escape(&advice::summary(&doc.advice))
         ));
     }
-    forms(page, doc);
-    let tests = by_test(&doc.tests);
+    let tests = crate::report::by_test(&doc.tests, |r| r.key.test);
+    forms(page, doc, &tests);
+    let groups = chart_groups(&tests);
     let charts = [
         throughput(id, &tests),
         heatmaps(id, &tests),
-        runs(id, &tests),
-        latency(id, &tests),
+        runs(id, &groups),
+        latency(id, &groups),
         timelines(id, doc),
     ];
     let titles = [
@@ -151,13 +152,13 @@ fn layers(id: &str, doc: &Document) -> Option<Chart> {
     let verdict = doc.verdict.as_ref()?;
     let table = verdict["table"].as_array()?;
     let judged = verdict::judged_test(&doc.tests)?;
-    let rate = judged.summary.as_ref()?.median / 1e6;
+    let rate = mb_per_s(judged.summary.as_ref()?.median);
     let limiting = verdict["layer"].as_str().unwrap_or("");
     let bars: Vec<Bar> = table
         .iter()
         .map(|layer| {
             let name = layer["layer"].as_str().unwrap_or("").to_string();
-            let ceiling = layer["ceiling"].as_f64().map(|c| c / 1e6);
+            let ceiling = layer["ceiling"].as_f64().map(mb_per_s);
             let used = layer["utilisation"].as_f64().map(axis::percent);
             let note = match (ceiling, used) {
                 (Some(c), Some(u)) => format!("ceiling {c:.1} MB/s · {u} used"),
@@ -198,10 +199,9 @@ fn layers(id: &str, doc: &Document) -> Option<Chart> {
     })
 }
 
-fn forms(page: &mut Builder, doc: &Document) {
+fn forms(page: &mut Builder, doc: &Document, tests: &[(TestKind, Vec<&TestResult>)]) {
     let link = doc.config["link_speed_bits"].as_f64();
     page.heading("Measurement forms");
-    let tests = by_test(&doc.tests);
     let crowded = doc.tests.len() > OPEN_FORMS;
     // the metadata tests share one table of rates by directory size
     if doc.tests.iter().any(|t| t.key.test.is_metadata()) {
@@ -231,18 +231,6 @@ fn forms(page: &mut Builder, doc: &Document) {
     }
 }
 
-/// The results grouped by test, tests in the order they first appear.
-fn by_test(results: &[TestResult]) -> Vec<(TestKind, Vec<&TestResult>)> {
-    let mut tests: Vec<(TestKind, Vec<&TestResult>)> = Vec::new();
-    for result in results {
-        match tests.iter_mut().find(|(test, _)| *test == result.key.test) {
-            Some((_, cells)) => cells.push(result),
-            None => tests.push((result.key.test, vec![result])),
-        }
-    }
-    tests
-}
-
 /// A rate in the unit charts use: MB/s for data, operations per second for metadata.
 fn scale(result: &TestResult) -> f64 {
     if result.key.test.is_metadata() {
@@ -256,7 +244,7 @@ fn run_rate(result: &TestResult, run: &RunRecord) -> f64 {
     if result.key.test.is_metadata() {
         run.ops_per_s
     } else {
-        run.bytes_per_s * 1e-6
+        mb_per_s(run.bytes_per_s)
     }
 }
 
@@ -384,7 +372,7 @@ fn heatmaps(id: &str, tests: &[(TestKind, Vec<&TestResult>)]) -> Vec<Chart> {
             .iter()
             .filter_map(|cell| {
                 let summary = cell.summary.as_ref()?;
-                let rate = summary.median * 1e-6;
+                let rate = mb_per_s(summary.median);
                 let colour = colour::sequential(rate / largest);
                 Some(HeatCell {
                     row: files.binary_search(&cell.key.file_size).ok()?,
@@ -440,11 +428,30 @@ fn heatmaps(id: &str, tests: &[(TestKind, Vec<&TestResult>)]) -> Vec<Chart> {
     charts
 }
 
-/// Charts of runs per test; when every test has a single cell, one chart for all tests (one
-/// per unit).
-fn chart_groups<'a>(
-    tests: &'a [(TestKind, Vec<&'a TestResult>)],
-) -> Vec<(String, String, Vec<&'a TestResult>)> {
+/// The cells one runs chart and one latency chart show.
+struct ChartGroup<'a> {
+    /// For the chart's id: a test's name, or "data" / "metadata".
+    name: String,
+    /// For its title and caption: a test, or "every test".
+    what: String,
+    cells: Vec<&'a TestResult>,
+    /// The cells are one test's (labelled by size), not one per test (labelled by test).
+    by_cell: bool,
+}
+
+impl ChartGroup<'_> {
+    fn label(&self, cell: &TestResult) -> String {
+        if self.by_cell {
+            cell_label(cell)
+        } else {
+            cell.key.test.to_string()
+        }
+    }
+}
+
+/// A group per test; when every test has a single cell, one group for all tests (one per
+/// unit).
+fn chart_groups<'a>(tests: &[(TestKind, Vec<&'a TestResult>)]) -> Vec<ChartGroup<'a>> {
     if tests.iter().all(|(_, cells)| cells.len() == 1) {
         [false, true]
             .into_iter()
@@ -454,25 +461,35 @@ fn chart_groups<'a>(
                     .filter(|(t, _)| t.is_metadata() == metadata)
                     .map(|(_, cells)| cells[0])
                     .collect();
-                let name = if metadata { "metadata" } else { "data" };
-                (!cells.is_empty()).then(|| (name.to_string(), "every test".to_string(), cells))
+                (!cells.is_empty()).then(|| ChartGroup {
+                    name: if metadata { "metadata" } else { "data" }.into(),
+                    what: "every test".into(),
+                    cells,
+                    by_cell: false,
+                })
             })
             .collect()
     } else {
         tests
             .iter()
-            .map(|(test, cells)| (test.name().to_string(), test.to_string(), cells.clone()))
+            .map(|(test, cells)| ChartGroup {
+                name: test.name().into(),
+                what: test.to_string(),
+                cells: cells.clone(),
+                by_cell: true,
+            })
             .collect()
     }
 }
 
-fn runs(id: &str, tests: &[(TestKind, Vec<&TestResult>)]) -> Vec<Chart> {
-    let single = tests.iter().all(|(_, cells)| cells.len() == 1);
-    chart_groups(tests)
-        .into_iter()
-        .map(|(name, what, cells)| {
-            let metadata = cells[0].key.test.is_metadata();
-            let groups: Vec<Group> = cells
+fn runs(id: &str, chart_groups: &[ChartGroup]) -> Vec<Chart> {
+    chart_groups
+        .iter()
+        .map(|group| {
+            let (name, what) = (&group.name, &group.what);
+            let metadata = group.cells[0].key.test.is_metadata();
+            let groups: Vec<Group> = group
+                .cells
                 .iter()
                 .map(|cell| {
                     let runs: Vec<(f64, bool)> = cell
@@ -483,11 +500,7 @@ fn runs(id: &str, tests: &[(TestKind, Vec<&TestResult>)]) -> Vec<Chart> {
                         .collect();
                     let s = cell.summary.as_ref();
                     Group {
-                        label: if single {
-                            cell.key.test.to_string()
-                        } else {
-                            cell_label(cell)
-                        },
+                        label: group.label(cell),
                         mean: s.map_or(0.0, |s| s.mean * scale(cell)),
                         ci95: s
                             .and_then(|s| s.ci95)
@@ -502,7 +515,7 @@ fn runs(id: &str, tests: &[(TestKind, Vec<&TestResult>)]) -> Vec<Chart> {
                 .fold(0.0, f64::max);
             let chart = DotChart {
                 title: format!("Every counted run: {what}"),
-                x_label: if single {
+                x_label: if !group.by_cell {
                     "test".into()
                 } else if metadata {
                     "entries in the directory".into()
@@ -535,12 +548,14 @@ fn percentile_label(x: f64) -> String {
 
 /// Per test, the median over counted runs of each request-latency percentile, one line per
 /// cell.
-fn latency(id: &str, tests: &[(TestKind, Vec<&TestResult>)]) -> Vec<Chart> {
-    let single = tests.iter().all(|(_, cells)| cells.len() == 1);
+fn latency(id: &str, chart_groups: &[ChartGroup]) -> Vec<Chart> {
     let mut charts = Vec::new();
-    for (name, what, cells) in chart_groups(tests) {
-        let mut cells: Vec<&TestResult> = cells
-            .into_iter()
+    for group in chart_groups {
+        let (name, what) = (&group.name, &group.what);
+        let mut cells: Vec<&TestResult> = group
+            .cells
+            .iter()
+            .copied()
             .filter(|c| c.runs.iter().any(|r| !r.warmup && r.latency_us.max > 0.0))
             .collect();
         if cells.is_empty() {
@@ -579,15 +594,12 @@ fn latency(id: &str, tests: &[(TestKind, Vec<&TestResult>)]) -> Vec<Chart> {
                     pick(|r| r.latency_us.max),
                 ];
                 Series {
-                    name: if single {
-                        cell.key.test.to_string()
-                    } else {
-                        cell_label(cell)
-                    },
-                    colour: if single {
-                        colour::categorical(i).to_string()
-                    } else {
+                    name: group.label(cell),
+                    // cells of one test are ordered by size; tests are not ordered
+                    colour: if group.by_cell {
                         colour::ordered(i, n)
+                    } else {
+                        colour::categorical(i).to_string()
                     },
                     points: values
                         .into_iter()
@@ -798,7 +810,7 @@ fn two_way(timeline: &Timeline, pair: Rates, names: fn(&Sample) -> Vec<String>) 
             series.push(Series {
                 name: format!("{name} {label}"),
                 colour: colour::categorical(i * 2 + way).into(),
-                points: steps(timeline, |s| Some(pair(s, name)?[way].1 / 1e6)),
+                points: steps(timeline, |s| Some(mb_per_s(pair(s, name)?[way].1))),
             });
         }
     }
